@@ -1,0 +1,125 @@
+package io.frazil.iceberg;
+
+import io.frazil.jni.NativeFileSummary;
+import io.frazil.metrics.NativeMetrics;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
+
+/**
+ * A {@link FileAppender} for callers that already hold Arrow batches: each {@link VectorSchemaRoot}
+ * (laid out as {@code IcebergArrowSchema.convert(schema)}, allocated from any allocator) is encoded
+ * as it is added, with no row conversion. The caller keeps ownership of the root and may reuse it
+ * once {@code add} returns.
+ */
+public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot> {
+  private final OutputFile file;
+  private final Schema schema;
+  private final Map<String, String> properties;
+  private final MetricsConfig metricsConfig;
+  private final boolean overwrite;
+
+  private NativeFileWriter fileWriter;
+  private BufferAllocator exportAllocator;
+  private long rowCount = 0L;
+  private boolean closed = false;
+  private RuntimeException failure = null;
+  private Metrics metrics;
+  private List<Long> splitOffsets;
+  private long length = 0L;
+
+  FrazilArrowAppender(
+      OutputFile file,
+      Schema schema,
+      Map<String, String> properties,
+      MetricsConfig metricsConfig,
+      boolean overwrite) {
+    this.file = file;
+    this.schema = schema;
+    this.properties = properties;
+    this.metricsConfig = metricsConfig;
+    this.overwrite = overwrite;
+  }
+
+  @Override
+  public void add(VectorSchemaRoot root) {
+    Preconditions.checkState(!closed, "Cannot add a batch: the appender for %s is closed", file);
+    Preconditions.checkState(
+        failure == null, "Cannot add a batch: an earlier write to %s failed", file);
+    if (root.getRowCount() == 0) {
+      return;
+    }
+    try {
+      // C Data export goes through the batch's own allocator root (arrow-java requires it).
+      BufferAllocator allocator = root.getFieldVectors().get(0).getAllocator();
+      if (fileWriter == null) {
+        this.exportAllocator =
+            allocator.newChildAllocator("frazil:" + file.location(), 0, Long.MAX_VALUE);
+        this.fileWriter =
+            new NativeFileWriter(file, schema, properties, overwrite, exportAllocator);
+      }
+      fileWriter.write(root, allocator);
+      rowCount += root.getRowCount();
+    } catch (RuntimeException e) {
+      this.failure = e;
+      throw e;
+    }
+  }
+
+  @Override
+  public Metrics metrics() {
+    Preconditions.checkState(closed, "Cannot return metrics for an unclosed appender");
+    return metrics;
+  }
+
+  @Override
+  public long length() {
+    return closed ? length : fileWriter == null ? 0L : fileWriter.estimatedLength();
+  }
+
+  @Override
+  public List<Long> splitOffsets() {
+    return splitOffsets;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    this.closed = true;
+    try {
+      if (failure != null && rowCount > 0) {
+        throw new IOException(
+            "Cannot finish " + file.location() + ": an earlier write failed", failure);
+      }
+      if (rowCount == 0) {
+        // No row ever reached the encoder: like stock Iceberg, create no file.
+        this.metrics = new Metrics(0L, null, null, null, null);
+        return;
+      }
+      NativeFileSummary summary = fileWriter.finish();
+      this.length = summary.fileSize();
+      this.splitOffsets = summary.splitOffsets();
+      this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
+    } finally {
+      try {
+        if (fileWriter != null) {
+          fileWriter.close();
+        }
+      } finally {
+        if (exportAllocator != null) {
+          exportAllocator.close();
+        }
+      }
+    }
+  }
+}

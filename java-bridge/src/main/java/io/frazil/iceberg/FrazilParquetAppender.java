@@ -1,0 +1,182 @@
+package io.frazil.iceberg;
+
+import io.frazil.arrow.RowDataArrowWriter;
+import io.frazil.jni.NativeFileSummary;
+import io.frazil.metrics.NativeMetrics;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
+
+/**
+ * A {@link FileAppender} of Flink {@link RowData} that writes an Iceberg Parquet data file through
+ * the native encoder, with the semantics Iceberg's task writers rely on:
+ *
+ * <ul>
+ *   <li>rows land in the file in {@code add()} order, and each value is copied during {@code add()}
+ *       (Flink reuses row objects);
+ *   <li>construction is cheap: nothing is allocated or opened before the first row, so fan-out
+ *       writers can create one appender per partition up front, and a file that never gets a row is
+ *       never created;
+ *   <li>{@link #length()} is cheap, counts buffered rows, and is exact after close;
+ *   <li>{@link #close()} is synchronous and idempotent; {@link #metrics()} and {@link
+ *       #splitOffsets()} are valid after it.
+ * </ul>
+ */
+public final class FrazilParquetAppender implements FileAppender<RowData> {
+  private static final Metrics EMPTY_METRICS = new Metrics(0L, null, null, null, null);
+
+  private final OutputFile file;
+  private final Schema schema;
+  private final RowType flinkType;
+  private final Map<String, String> properties;
+  private final MetricsConfig metricsConfig;
+  private final boolean overwrite;
+  private final int batchRows;
+
+  private BufferAllocator allocator;
+  private RowDataArrowWriter batch;
+  private NativeFileWriter fileWriter;
+  private long rowCount = 0L;
+  private boolean closed = false;
+  private RuntimeException failure = null;
+  private Metrics metrics;
+  private List<Long> splitOffsets;
+  private long length = 0L;
+
+  FrazilParquetAppender(
+      OutputFile file,
+      Schema schema,
+      RowType flinkType,
+      Map<String, String> properties,
+      MetricsConfig metricsConfig,
+      boolean overwrite,
+      int batchRows) {
+    this.file = file;
+    this.schema = schema;
+    this.flinkType = flinkType;
+    this.properties = properties;
+    this.metricsConfig = metricsConfig;
+    this.overwrite = overwrite;
+    this.batchRows = batchRows;
+  }
+
+  @Override
+  public void add(RowData row) {
+    Preconditions.checkState(!closed, "Cannot add a row: the appender for %s is closed", file);
+    Preconditions.checkState(
+        failure == null, "Cannot add a row: an earlier write to %s failed", file);
+    try {
+      if (batch == null) {
+        open();
+      }
+      batch.write(row);
+      rowCount += 1;
+      if (batch.rowCount() >= batchRows) {
+        flushBatch();
+      }
+    } catch (RuntimeException e) {
+      // The batch may hold part of this row: the file can no longer be finished correctly.
+      this.failure = e;
+      throw e;
+    }
+  }
+
+  @Override
+  public Metrics metrics() {
+    Preconditions.checkState(closed, "Cannot return metrics for an unclosed appender");
+    return metrics;
+  }
+
+  @Override
+  public long length() {
+    if (closed) {
+      return length;
+    }
+    if (fileWriter == null) {
+      return 0L;
+    }
+    return fileWriter.estimatedLength() + batch.bufferedBytes();
+  }
+
+  @Override
+  public List<Long> splitOffsets() {
+    return splitOffsets;
+  }
+
+  /** Rows added so far. */
+  public long rowCount() {
+    return rowCount;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    this.closed = true;
+    if (failure != null) {
+      release();
+      throw new IOException(
+          "Cannot finish " + file.location() + ": an earlier write failed", failure);
+    }
+    if (fileWriter == null) {
+      this.metrics = EMPTY_METRICS;
+      return;
+    }
+    try {
+      if (batch.rowCount() > 0) {
+        flushBatch();
+      }
+      NativeFileSummary summary = fileWriter.finish();
+      this.length = summary.fileSize();
+      this.splitOffsets = summary.splitOffsets();
+      this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
+    } finally {
+      release();
+    }
+  }
+
+  private void open() {
+    this.allocator = ArrowMemory.newWriterAllocator("frazil:" + file.location());
+    try {
+      this.batch = new RowDataArrowWriter(schema, flinkType, allocator);
+      this.fileWriter = new NativeFileWriter(file, schema, properties, overwrite, allocator);
+    } catch (RuntimeException e) {
+      release();
+      throw e;
+    }
+  }
+
+  private void flushBatch() {
+    batch.finishBatch();
+    fileWriter.write(batch.root(), allocator);
+    batch.reset();
+  }
+
+  private void release() {
+    try {
+      if (fileWriter != null) {
+        fileWriter.close();
+      }
+    } finally {
+      try {
+        if (batch != null) {
+          batch.close();
+        }
+      } finally {
+        if (allocator != null) {
+          allocator.close();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.frazil.iceberg;
+
+import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.jni.NativeFileSummary;
+import io.frazil.jni.NativeParquetWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+
+/**
+ * One data file being encoded natively and written to an Iceberg {@link OutputFile}.
+ *
+ * <p>Batches cross to native code through the C Data Interface and are encoded synchronously; after
+ * each batch the encoded bytes that native code has ready are copied to the file's stream, so the
+ * output never bypasses Iceberg's FileIO (or its stream encryption). Not thread-safe.
+ */
+final class NativeFileWriter implements AutoCloseable {
+  /** Reused copy buffer per thread: writers are thread-confined and copy synchronously. */
+  private static final ThreadLocal<byte[]> DRAIN_BUFFER =
+      ThreadLocal.withInitial(() -> new byte[256 * 1024]);
+
+  private final OutputFile file;
+  private final boolean overwrite;
+  private final NativeParquetWriter nativeWriter;
+  private final ArrowArray exportedBatch;
+  private final org.apache.arrow.vector.types.pojo.Schema arrowSchema;
+  private PositionOutputStream out;
+  private long bytesOut = 0L;
+  private long estimatedLength = 0L;
+
+  NativeFileWriter(
+      OutputFile file,
+      Schema schema,
+      Map<String, String> properties,
+      boolean overwrite,
+      BufferAllocator allocator) {
+    this.file = file;
+    this.overwrite = overwrite;
+    this.arrowSchema = IcebergArrowSchema.convert(schema);
+    ArrowSchema exportedSchema = ArrowSchema.allocateNew(allocator);
+    try {
+      Data.exportSchema(allocator, arrowSchema, null, exportedSchema);
+      this.nativeWriter =
+          NativeParquetWriter.open(
+              exportedSchema.memoryAddress(), SchemaParser.toJson(schema), properties);
+    } finally {
+      releaseIfNotTaken(exportedSchema);
+      exportedSchema.close();
+    }
+    this.exportedBatch = ArrowArray.allocateNew(allocator);
+  }
+
+  /** Encodes the batch in {@code root}; the caller may reuse its vectors afterwards. */
+  void write(VectorSchemaRoot root, BufferAllocator allocator) {
+    if (root.getRowCount() == 0) {
+      return;
+    }
+    // The C Data array carries no types: native code imports it with the writer's schema, so a
+    // batch of any other layout must be refused here, before its buffers are read.
+    if (!arrowSchema.equals(root.getSchema())) {
+      throw new IllegalArgumentException(
+          "Batch schema "
+              + root.getSchema()
+              + " does not match the writer's schema "
+              + arrowSchema
+              + " for "
+              + file.location());
+    }
+    try {
+      Data.exportVectorSchemaRoot(allocator, root, null, exportedBatch);
+      this.estimatedLength = nativeWriter.writeBatch(exportedBatch.memoryAddress());
+    } finally {
+      releaseIfNotTaken(exportedBatch);
+    }
+    drainToStream();
+  }
+
+  /** Bytes the file would have if closed now (exact after {@link #finish()}). */
+  long estimatedLength() {
+    return estimatedLength;
+  }
+
+  /** Writes the footer, closes the stream and returns the native summary. */
+  NativeFileSummary finish() throws IOException {
+    NativeFileSummary summary = nativeWriter.finish();
+    drainToStream();
+    PositionOutputStream finished = stream();
+    this.out = null;
+    finished.close();
+    if (bytesOut != summary.fileSize()) {
+      throw new IOException(
+          "Wrote "
+              + bytesOut
+              + " bytes to "
+              + file.location()
+              + ", expected "
+              + summary.fileSize());
+    }
+    this.estimatedLength = summary.fileSize();
+    return summary;
+  }
+
+  /** Frees native and Arrow resources; on failure also closes the stream without finishing. */
+  @Override
+  public void close() {
+    try {
+      nativeWriter.close();
+      exportedBatch.close();
+    } finally {
+      if (out != null) {
+        try {
+          out.close();
+        } catch (IOException | RuntimeException e) {
+          // Already failing or already closed: the file is not reported to Iceberg either way.
+        }
+      }
+    }
+  }
+
+  private PositionOutputStream stream() {
+    if (out == null) {
+      // Opened at the first bytes, so an appender that never gets a row creates no file.
+      this.out = overwrite ? file.createOrOverwrite() : file.create();
+    }
+    return out;
+  }
+
+  private void drainToStream() {
+    byte[] buffer = DRAIN_BUFFER.get();
+    try {
+      int n;
+      while ((n = nativeWriter.drain(buffer)) > 0) {
+        stream().write(buffer, 0, n);
+        bytesOut += n;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Failed to write encoded Parquet to " + file.location(), e);
+    }
+  }
+
+  /** If native code never took ownership of an exported struct, release it here. */
+  private static void releaseIfNotTaken(ArrowSchema schema) {
+    if (schema.snapshot().release != 0) {
+      schema.release();
+    }
+  }
+
+  private static void releaseIfNotTaken(ArrowArray array) {
+    if (array.snapshot().release != 0) {
+      array.release();
+    }
+  }
+}

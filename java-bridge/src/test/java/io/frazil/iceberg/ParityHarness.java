@@ -1,0 +1,102 @@
+package io.frazil.iceberg;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Files;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.data.FlinkParquetWriters;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.relocated.com.google.common.collect.Lists;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+
+/** Writes the same rows with stock Iceberg and with Frazil, and reads files back. */
+final class ParityHarness {
+  private ParityHarness() {}
+
+  /** What one writer produced. */
+  static final class Written {
+    final File file;
+    final Metrics metrics;
+    final List<Long> splitOffsets;
+    final long length;
+
+    Written(File file, Metrics metrics, List<Long> splitOffsets, long length) {
+      this.file = file;
+      this.metrics = metrics;
+      this.splitOffsets = splitOffsets;
+      this.length = length;
+    }
+  }
+
+  static Written writeStock(
+      File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
+      throws IOException {
+    RowType rowType = FlinkSchemaUtil.convert(schema);
+    FileAppender<RowData> appender =
+        Parquet.write(Files.localOutput(file))
+            .schema(schema)
+            .createWriterFunc(msgType -> FlinkParquetWriters.buildWriter(rowType, msgType))
+            .setAll(props)
+            .metricsConfig(config)
+            .overwrite()
+            .build();
+    return finish(file, appender, rows);
+  }
+
+  static Written writeFrazil(
+      File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
+      throws IOException {
+    FrazilParquetAppender appender =
+        FrazilParquet.write(Files.localOutput(file))
+            .schema(schema)
+            .setAll(props)
+            .metricsConfig(config)
+            .overwrite()
+            .batchRows(1000)
+            .buildRowData();
+    return finish(file, appender, rows);
+  }
+
+  private static Written finish(File file, FileAppender<RowData> appender, List<RowData> rows)
+      throws IOException {
+    try (FileAppender<RowData> closing = appender) {
+      for (RowData row : rows) {
+        closing.add(row);
+      }
+    }
+    return new Written(file, appender.metrics(), appender.splitOffsets(), appender.length());
+  }
+
+  static List<Record> read(File file, Schema schema) throws IOException {
+    try (CloseableIterable<Record> records =
+        Parquet.read(Files.localInput(file))
+            .project(schema)
+            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+            .build()) {
+      return Lists.newArrayList(records);
+    }
+  }
+
+  static ParquetMetadata footer(File file) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            HadoopInputFile.fromPath(new Path(file.getAbsolutePath()), new Configuration()))) {
+      return reader.getFooter();
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.frazil.iceberg;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.jni.NativeParquetWriter;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.iceberg.Files;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input and failing outputs become specific Java exceptions; nothing leaks or crashes. */
+public class TestFailureHandling {
+  private static final Schema SCHEMA =
+      new Schema(required(1, "id", Types.LongType.get()), optional(2, "s", Types.StringType.get()));
+
+  @TempDir private File temp;
+
+  @AfterEach
+  public void after() {
+    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
+    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+  }
+
+  private FrazilParquetAppender appender(OutputFile file) {
+    return FrazilParquet.write(file).schema(SCHEMA).batchRows(4).buildRowData();
+  }
+
+  private static RowData row(Long id, String s) {
+    return GenericRowData.of(id, s == null ? null : StringData.fromString(s));
+  }
+
+  @Test
+  public void nullInRequiredColumnIsRejected() throws IOException {
+    FrazilParquetAppender appender = appender(Files.localOutput(new File(temp, "a.parquet")));
+    appender.add(row(1L, "x"));
+    assertThatThrownBy(() -> appender.add(row(null, "y")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("id");
+    // A failed appender refuses further rows and never finishes a file.
+    assertThatThrownBy(() -> appender.add(row(2L, "z"))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(appender::close)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("an earlier write failed");
+  }
+
+  @Test
+  public void arrowBatchOfAnotherSchemaIsRejected() throws IOException {
+    Schema other = new Schema(required(1, "id", Types.IntegerType.get()));
+    FrazilArrowAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "arrow.parquet")))
+            .schema(SCHEMA)
+            .buildArrow();
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot root =
+            VectorSchemaRoot.create(IcebergArrowSchema.convert(other), allocator)) {
+      ((IntVector) root.getVector(0)).setSafe(0, 1);
+      root.setRowCount(1);
+      assertThatThrownBy(() -> appender.add(root))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("does not match the writer's schema");
+      appender.close();
+    }
+  }
+
+  @Test
+  public void addAfterCloseIsRejected() throws IOException {
+    FrazilParquetAppender appender = appender(Files.localOutput(new File(temp, "b.parquet")));
+    appender.add(row(1L, "x"));
+    appender.close();
+    appender.close(); // idempotent
+    assertThatThrownBy(() -> appender.add(row(2L, "y")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThat(appender.metrics().recordCount()).isEqualTo(1L);
+  }
+
+  @Test
+  public void zeroRowsCreateNoFile() throws IOException {
+    File file = new File(temp, "empty.parquet");
+    FrazilParquetAppender appender = appender(Files.localOutput(file));
+    appender.close();
+    assertThat(file).doesNotExist();
+    assertThat(appender.length()).isZero();
+    assertThat(appender.metrics().recordCount()).isZero();
+  }
+
+  @Test
+  public void unsupportedCodecIsRejected() {
+    FrazilParquetAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "c.parquet")))
+            .schema(SCHEMA)
+            .set("write.parquet.compression-codec", "brotli")
+            .buildRowData();
+    assertThatThrownBy(() -> appender.add(row(1L, "x")))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("brotli");
+    assertThatThrownBy(appender::close).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  public void badPageVersionIsRejected() {
+    FrazilParquetAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "d.parquet")))
+            .schema(SCHEMA)
+            .set("write.parquet.page-version", "v3")
+            .buildRowData();
+    assertThatThrownBy(() -> appender.add(row(1L, "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("write.parquet.page-version");
+    assertThatThrownBy(appender::close).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  public void unsupportedIcebergTypeIsRejected() {
+    Schema variant = new Schema(required(1, "v", Types.VariantType.get()));
+    FrazilParquetAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "e.parquet")))
+            .schema(variant)
+            .flinkType(
+                org.apache.flink.table.types.logical.RowType.of(
+                    new org.apache.flink.table.types.logical.VarBinaryType()))
+            .buildRowData();
+    assertThatThrownBy(() -> appender.add(GenericRowData.of(new byte[] {1})))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("v");
+    assertThatThrownBy(appender::close).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  public void failingOutputStreamSurfacesAndReportsNothing() throws IOException {
+    OutputFile failing = new FailingOutputFile(new File(temp, "f.parquet"));
+    FrazilParquetAppender appender = appender(failing);
+    // Small batches reach native code, but a row group is only flushed on close.
+    for (long i = 0; i < 10; i += 1) {
+      appender.add(row(i, "value " + i));
+    }
+    assertThatThrownBy(appender::close)
+        .isInstanceOfAny(IOException.class, UncheckedIOException.class)
+        .hasStackTraceContaining("disk full");
+    assertThat(appender.metrics()).as("no metrics for a file that failed").isNull();
+  }
+
+  /** An OutputFile whose stream fails on the first write. */
+  private static final class FailingOutputFile implements OutputFile {
+    private final File file;
+
+    FailingOutputFile(File file) {
+      this.file = file;
+    }
+
+    @Override
+    public PositionOutputStream create() {
+      return createOrOverwrite();
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite() {
+      return new PositionOutputStream() {
+        @Override
+        public long getPos() {
+          return 0;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+          throw new IOException("disk full");
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+          throw new IOException("disk full");
+        }
+      };
+    }
+
+    @Override
+    public String location() {
+      return file.getAbsolutePath();
+    }
+
+    @Override
+    public InputFile toInputFile() {
+      return Files.localInput(file);
+    }
+  }
+}

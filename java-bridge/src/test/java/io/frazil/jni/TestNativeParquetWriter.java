@@ -1,0 +1,172 @@
+package io.frazil.jni;
+
+import static org.apache.iceberg.types.Types.NestedField.required;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.frazil.arrow.IcebergArrowSchema;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Map;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The JNI boundary: every failure is a specific Java exception and the JVM keeps running. */
+public class TestNativeParquetWriter {
+  private static final Schema SCHEMA = new Schema(required(1, "id", Types.LongType.get()));
+
+  private BufferAllocator allocator;
+
+  @BeforeEach
+  public void before() {
+    this.allocator = new RootAllocator();
+  }
+
+  @AfterEach
+  public void after() {
+    assertThat(allocator.getAllocatedMemory()).as("Arrow bytes left allocated").isZero();
+    allocator.close();
+    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+  }
+
+  private NativeParquetWriter open(org.apache.arrow.vector.types.pojo.Schema arrowSchema) {
+    try (ArrowSchema exported = ArrowSchema.allocateNew(allocator)) {
+      Data.exportSchema(allocator, arrowSchema, null, exported);
+      return NativeParquetWriter.open(exported.memoryAddress(), "{}", Collections.emptyMap());
+    }
+  }
+
+  private long write(NativeParquetWriter writer, VectorSchemaRoot root) {
+    try (ArrowArray array = ArrowArray.allocateNew(allocator)) {
+      Data.exportVectorSchemaRoot(allocator, root, null, array);
+      return writer.writeBatch(array.memoryAddress());
+    }
+  }
+
+  @Test
+  public void versionMatchesTheJar() {
+    NativeLoader.load();
+    assertThat(NativeParquetWriter.nativeVersion()).isEqualTo(NativeLoader.javaVersion());
+  }
+
+  @Test
+  public void writesAndFinishesAFile() {
+    try (NativeParquetWriter writer = open(IcebergArrowSchema.convert(SCHEMA));
+        VectorSchemaRoot root =
+            VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator)) {
+      BigIntVector ids = (BigIntVector) root.getVector(0);
+      for (int i = 0; i < 100; i += 1) {
+        ids.setSafe(i, i);
+      }
+      root.setRowCount(100);
+      assertThat(write(writer, root)).isPositive();
+      NativeFileSummary summary = writer.finish();
+      assertThat(summary.recordCount()).isEqualTo(100);
+      long drained = 0;
+      byte[] buffer = new byte[1000];
+      int n;
+      while ((n = writer.drain(buffer)) > 0) {
+        drained += n;
+      }
+      assertThat(drained).isEqualTo(summary.fileSize());
+      assertThat(summary.splitOffsets()).containsExactly(4L);
+    }
+  }
+
+  @Test
+  public void nullInNonNullableColumnIsRejected() {
+    org.apache.arrow.vector.types.pojo.Schema arrowSchema = IcebergArrowSchema.convert(SCHEMA);
+    try (NativeParquetWriter writer = open(arrowSchema);
+        VectorSchemaRoot root = VectorSchemaRoot.create(arrowSchema, allocator)) {
+      BigIntVector ids = (BigIntVector) root.getVector(0);
+      ids.setSafe(0, 1);
+      ids.setNull(1);
+      root.setRowCount(2);
+      assertThatThrownBy(() -> write(writer, root))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("id");
+    }
+  }
+
+  @Test
+  public void unsupportedArrowTypeIsRejected() {
+    Field tiny =
+        new Field(
+            "tiny",
+            new FieldType(false, new ArrowType.Int(8, true), null, Map.of("PARQUET:field_id", "1")),
+            null);
+    org.apache.arrow.vector.types.pojo.Schema arrowSchema =
+        new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(tiny));
+    assertThatThrownBy(() -> open(arrowSchema))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("tiny");
+  }
+
+  @Test
+  public void fieldWithoutIdIsRejected() {
+    Field noId = new Field("x", new FieldType(false, new ArrowType.Int(64, true), null), null);
+    org.apache.arrow.vector.types.pojo.Schema arrowSchema =
+        new org.apache.arrow.vector.types.pojo.Schema(java.util.List.of(noId));
+    assertThatThrownBy(() -> open(arrowSchema))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("PARQUET:field_id");
+  }
+
+  @Test
+  public void closedWriterRefusesCalls() {
+    NativeParquetWriter writer = open(IcebergArrowSchema.convert(SCHEMA));
+    writer.close();
+    writer.close(); // a second close is a no-op
+    assertThat(writer.isOpen()).isFalse();
+    assertThatThrownBy(() -> writer.writeBatch(0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  public void freedHandleIsRejectedByNativeCode() {
+    NativeLoader.load();
+    long handle;
+    try (ArrowSchema exported = ArrowSchema.allocateNew(allocator)) {
+      Data.exportSchema(allocator, IcebergArrowSchema.convert(SCHEMA), null, exported);
+      handle =
+          NativeParquetWriter.open(
+              exported.memoryAddress(),
+              "{}".getBytes(StandardCharsets.UTF_8),
+              NativeParquetWriter.encodeProperties(Map.of()));
+    }
+    NativeParquetWriter.free(handle);
+    NativeParquetWriter.free(handle); // double free is ignored, not a crash
+    assertThatThrownBy(() -> NativeParquetWriter.estimatedLength(handle))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not live");
+    assertThatThrownBy(() -> NativeParquetWriter.close(0))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  public void panicBecomesAJavaExceptionAndTheJvmLivesOn() {
+    NativeLoader.load();
+    for (int i = 0; i < 3; i += 1) {
+      assertThatThrownBy(
+              () -> NativeParquetWriter.panicForTest("boom".getBytes(StandardCharsets.UTF_8)))
+          .isInstanceOf(NativeWriterException.class)
+          .hasMessageContaining("native panic: boom");
+    }
+    writesAndFinishesAFile();
+  }
+}

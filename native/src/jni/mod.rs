@@ -1,0 +1,222 @@
+//! JNI exports for `io.frazil.jni.NativeParquetWriter`, one shim per Java `native` method.
+//!
+//! ```text
+//!  Java (task thread)                         Rust
+//!  open(schemaAddr, json, props) ──────────►  import schema (moved) → NativeParquetWriter → handle
+//!  write(handle, arrayAddr) ───────────────►  import batch (moved) → encode → drop (release on this thread)
+//!  drain(handle, byte[]) ──────────────────►  copy pending encoded bytes into the Java array
+//!  close(handle) ──────────────────────────►  footer → summary bytes (footer then drained)
+//!  free(handle) ───────────────────────────►  drop the writer (exactly once)
+//! ```
+//!
+//! Each shim converts arguments, calls the writer API and returns a primitive or array; all
+//! error handling goes through [`exception::ThrowJava`]. No Rust thread ever calls into the JVM.
+
+pub mod exception;
+pub mod handle;
+
+use std::collections::HashMap;
+
+use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use jni::objects::{JByteArray, JClass, JString};
+use jni::sys::{jint, jlong};
+use jni::EnvUnowned;
+
+use crate::error::{NativeError, Result};
+use crate::ffi::{import_batch, import_schema};
+use crate::options::WriterOptions;
+use crate::writer::NativeParquetWriter;
+use exception::{install_panic_hook, ThrowJava};
+
+/// `static native String nativeVersion()`: the crate version, checked by the Java loader.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_nativeVersion<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> JString<'local> {
+    install_panic_hook();
+    env.with_env(|env| -> Result<_> { Ok(env.new_string(env!("CARGO_PKG_VERSION"))?) })
+        .resolve::<ThrowJava>()
+}
+
+/// `static native long open(long schemaAddr, byte[] icebergSchemaJson, byte[] properties)`.
+///
+/// # Safety
+/// `schema_addr` must be the address of an exported `ArrowSchema`; it is consumed.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_io_frazil_jni_NativeParquetWriter_open<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    schema_addr: jlong,
+    iceberg_schema_json: JByteArray<'local>,
+    properties: JByteArray<'local>,
+) -> jlong {
+    env.with_env(|env| -> Result<_> {
+        // Take the schema first so it is released even if an argument below is bad.
+        // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
+        let schema = unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?;
+        let json = String::from_utf8(env.convert_byte_array(&iceberg_schema_json)?)
+            .map_err(|_| NativeError::InvalidArgument("iceberg schema JSON is not UTF-8".into()))?;
+        let props = decode_properties(&env.convert_byte_array(&properties)?)?;
+        let options = WriterOptions::from_properties(props).with_iceberg_schema_json(json);
+        let writer = NativeParquetWriter::try_new(schema.into(), &options)?;
+        Ok(handle::into_handle(writer))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long write(long handle, long arrayAddr)`: encodes one batch and returns the
+/// file's estimated length so far.
+///
+/// # Safety
+/// `array_addr` must be the address of an exported `ArrowArray` of the writer's schema; it is
+/// consumed (moved) before anything else happens, so it is released even on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_io_frazil_jni_NativeParquetWriter_write<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    array_addr: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Result<_> {
+        let result = handle::with_writer(handle, |writer| {
+            // SAFETY: the caller passes an exported ArrowArray it no longer owns.
+            let batch =
+                unsafe { import_batch(array_addr as *mut FFI_ArrowArray, writer.schema()) }?;
+            writer.write(&batch)?;
+            drop(batch);
+            Ok(writer.estimated_length() as jlong)
+        });
+        if result.is_err() && array_addr != 0 {
+            // The handle may have been rejected before the batch was imported: release it now.
+            // Moving an already-imported (released) struct again is a no-op.
+            // SAFETY: same struct as above, still a valid ArrowArray (possibly released).
+            drop(unsafe { FFI_ArrowArray::from_raw(array_addr as *mut FFI_ArrowArray) });
+        }
+        result
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long estimatedLength(long handle)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_estimatedLength<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Result<_> {
+        handle::with_writer(handle, |writer| Ok(writer.estimated_length() as jlong))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native int drain(long handle, byte[] dst)`: copies pending encoded bytes into `dst`
+/// and returns how many (0 when nothing is pending).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_drain<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    dst: JByteArray<'local>,
+) -> jint {
+    env.with_env(|env| -> Result<_> {
+        let capacity = dst.len(env)?;
+        handle::with_writer(handle, |writer| {
+            let chunk = writer.peek_output(capacity);
+            let n = chunk.len();
+            if n > 0 {
+                // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
+                let signed: &[i8] =
+                    unsafe { std::slice::from_raw_parts(chunk.as_ptr().cast::<i8>(), n) };
+                dst.set_region(env, 0, signed)?;
+                writer.consume_output(n);
+            }
+            Ok(n as jint)
+        })
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native byte[] close(long handle)`: finishes the file and returns its summary
+/// (see `stats::FileSummary::to_bytes`). The footer is pending output afterwards.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_close<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> JByteArray<'local> {
+    env.with_env(|env| -> Result<_> {
+        let summary = handle::with_writer(handle, |writer| Ok(writer.close()?.to_bytes()))?;
+        Ok(env.byte_array_from_slice(&summary)?)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void free(long handle)`: releases the writer; a second call is a no-op.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_free<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> Result<_> {
+        handle::free(handle);
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long liveWriters()`: writers opened and not yet freed (leak checks).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_liveWriters<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jlong {
+    env.with_env(|_env| -> Result<_> { Ok(handle::live_count() as jlong) })
+        .resolve::<ThrowJava>()
+}
+
+/// `static native void panicForTest(byte[] message)`: panics on purpose, so tests can prove a
+/// panic becomes a Java exception and the JVM lives on.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_panicForTest<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    message: JByteArray<'local>,
+) {
+    install_panic_hook();
+    env.with_env(|env| -> Result<()> {
+        let text = String::from_utf8_lossy(&env.convert_byte_array(&message)?).into_owned();
+        panic!("{text}");
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// Decodes Java's `NativeParquetWriter.encodeProperties`: `i32 count`, then per entry
+/// `i32 len, key UTF-8, i32 len, value UTF-8`, all little-endian.
+fn decode_properties(bytes: &[u8]) -> Result<HashMap<String, String>> {
+    fn bad() -> NativeError {
+        NativeError::InvalidArgument("malformed writer property block".into())
+    }
+    let mut pos = 0usize;
+    let read_i32 = |pos: &mut usize| -> Result<usize> {
+        let raw = bytes.get(*pos..*pos + 4).ok_or_else(bad)?;
+        *pos += 4;
+        usize::try_from(i32::from_le_bytes(raw.try_into().map_err(|_| bad())?)).map_err(|_| bad())
+    };
+    let count = read_i32(&mut pos)?;
+    let mut props = HashMap::with_capacity(count);
+    for _ in 0..count {
+        let text = |pos: &mut usize| -> Result<String> {
+            let len = read_i32(pos)?;
+            let raw = bytes.get(*pos..*pos + len).ok_or_else(bad)?;
+            *pos += len;
+            String::from_utf8(raw.to_vec()).map_err(|_| bad())
+        };
+        let key = text(&mut pos)?;
+        let value = text(&mut pos)?;
+        props.insert(key, value);
+    }
+    Ok(props)
+}

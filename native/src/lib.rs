@@ -1,0 +1,32 @@
+//! Frazil's native encoder: Iceberg Parquet data files from Arrow batches, for Flink's
+//! Iceberg sinks running in a JVM.
+//!
+//! ```text
+//!  Java: RowData → Arrow vectors ──C Data──► ffi     (import, move semantics)
+//!                                             │
+//!                                             ▼
+//!                                           writer  (arrow-rs ArrowWriter, Iceberg schema,
+//!                                             │      Zstd 3, write.parquet.* options)
+//!                                             ▼
+//!  Java: OutputFile stream ◄──drain── OutputBuffer ; close → stats (per-field-id facts)
+//! ```
+//!
+//! * [`schema`] — the Parquet schema Iceberg Java writes, from the Arrow schema.
+//! * [`options`] — `write.parquet.*` properties → arrow-rs `WriterProperties`.
+//! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
+//! * [`stats`] — footer and writer-side facts for Iceberg metrics.
+//! * [`ffi`] — Arrow C Data import.
+//! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
+
+pub mod error;
+pub mod ffi;
+pub mod jni;
+pub mod options;
+pub mod schema;
+pub mod stats;
+pub mod writer;
+
+// mimalloc is built with `local_dynamic_tls`: this library is dlopen'ed by the JVM, where the
+// initial-exec TLS model can fail with "cannot allocate memory in static TLS block".
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -1,0 +1,239 @@
+//! [`NativeParquetWriter`]: one Iceberg Parquet data file, encoded into memory and handed to
+//! the caller in chunks.
+//!
+//! The writer never opens the destination. Encoded bytes collect in an [`OutputBuffer`] that
+//! the caller drains ([`NativeParquetWriter::drain`]) into whatever stream it owns; on the JVM
+//! that is Iceberg's `OutputFile`, so every FileIO and stream encryption keep working.
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use std::collections::HashMap;
+//! # use arrow::array::{Int64Array, RecordBatch};
+//! # use arrow::datatypes::{DataType, Field, Schema};
+//! # use frazil::options::WriterOptions;
+//! # use frazil::writer::NativeParquetWriter;
+//! let id = Field::new("id", DataType::Int64, false)
+//!     .with_metadata(HashMap::from([("PARQUET:field_id".into(), "1".into())]));
+//! let schema = Arc::new(Schema::new(vec![id]));
+//! let mut writer = NativeParquetWriter::try_new(schema.clone(), &WriterOptions::from_properties(HashMap::new()))?;
+//! let batch = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(vec![1, 2, 3]))])?;
+//! writer.write(&batch)?;
+//! let summary = writer.close()?.clone();
+//! let mut file = Vec::new();
+//! let mut chunk = [0u8; 4096];
+//! loop {
+//!     let n = writer.drain(&mut chunk);
+//!     if n == 0 { break; }
+//!     file.extend_from_slice(&chunk[..n]);
+//! }
+//! assert_eq!(summary.record_count, 3);
+//! assert_eq!(summary.file_size as usize, file.len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
+use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
+
+use crate::error::{NativeError, Result};
+use crate::options::WriterOptions;
+use crate::schema::parquet_schema;
+use crate::stats::{summarize, FileSummary, FloatTracker};
+
+/// Rejects decimal values with more digits than their column's precision: the encoder would
+/// otherwise cut them to the Parquet width and store a different number.
+fn check_decimal_precision(name: &str, array: &dyn Array) -> Result<()> {
+    match array.data_type() {
+        DataType::Decimal128(precision, _) => array
+            .as_primitive::<Decimal128Type>()
+            .validate_decimal_precision(*precision)
+            .map_err(|e| NativeError::InvalidArgument(format!("column '{name}': {e}"))),
+        DataType::Struct(fields) => {
+            let array = array.as_struct();
+            for (field, child) in fields.iter().zip(array.columns()) {
+                check_decimal_precision(&format!("{name}.{}", field.name()), child.as_ref())?;
+            }
+            Ok(())
+        }
+        DataType::List(_) => {
+            check_decimal_precision(&format!("{name}.element"), array.as_list::<i32>().values())
+        }
+        DataType::Map(_, _) => {
+            let entries = array.as_map().entries();
+            check_decimal_precision(&format!("{name}.value"), entries.column(1).as_ref())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// In-memory sink for encoded bytes, drained by the caller between calls.
+#[derive(Debug, Default)]
+pub struct OutputBuffer {
+    buf: Vec<u8>,
+    read: usize,
+}
+
+impl OutputBuffer {
+    /// Bytes written but not yet drained.
+    pub fn pending(&self) -> usize {
+        self.buf.len() - self.read
+    }
+
+    /// Copies up to `dst.len()` pending bytes into `dst`, returning how many were copied.
+    pub fn drain_into(&mut self, dst: &mut [u8]) -> usize {
+        let n = self.peek(dst.len()).len();
+        dst[..n].copy_from_slice(&self.buf[self.read..self.read + n]);
+        self.consume(n);
+        n
+    }
+
+    /// Up to `max` pending bytes.
+    pub fn peek(&self, max: usize) -> &[u8] {
+        let n = self.pending().min(max);
+        &self.buf[self.read..self.read + n]
+    }
+
+    /// Drops the first `n` pending bytes.
+    pub fn consume(&mut self, n: usize) {
+        self.read = (self.read + n).min(self.buf.len());
+        if self.read == self.buf.len() {
+            // Keep the allocation: the next row group reuses it.
+            self.buf.clear();
+            self.read = 0;
+        }
+    }
+}
+
+impl Write for OutputBuffer {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Encodes one Iceberg Parquet data file from Arrow batches.
+pub struct NativeParquetWriter {
+    schema: SchemaRef,
+    writer: ArrowWriter<OutputBuffer>,
+    floats: Option<FloatTracker>,
+    summary: Option<FileSummary>,
+}
+
+impl NativeParquetWriter {
+    /// Creates a writer for `schema`, whose fields carry Iceberg field ids (see
+    /// [`crate::schema`]), with settings from `options`.
+    pub fn try_new(schema: SchemaRef, options: &WriterOptions) -> Result<Self> {
+        let descriptor = parquet_schema(&schema)?;
+        let properties = options.to_writer_properties(&descriptor)?;
+        let writer_options = ArrowWriterOptions::new()
+            .with_properties(properties)
+            .with_skip_arrow_metadata(true)
+            .with_parquet_schema(descriptor);
+        let writer = ArrowWriter::try_new_with_options(
+            OutputBuffer::default(),
+            Arc::clone(&schema),
+            writer_options,
+        )
+        .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
+        Ok(Self {
+            floats: Some(FloatTracker::new(&schema)),
+            schema,
+            writer,
+            summary: None,
+        })
+    }
+
+    /// The Arrow schema batches must have.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Encodes `batch`. Nothing of it is referenced after this returns, so the caller may
+    /// reuse or release its buffers.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.ensure_open("write")?;
+        if batch.schema().fields() != self.schema.fields() {
+            return Err(NativeError::InvalidArgument(format!(
+                "batch schema does not match the writer's: expected {:?}, got {:?}",
+                self.schema.fields(),
+                batch.schema().fields()
+            )));
+        }
+        for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
+            check_decimal_precision(field.name(), column.as_ref())?;
+        }
+        if let Some(floats) = self.floats.as_mut() {
+            floats.observe(batch.columns());
+        }
+        self.writer
+            .write(batch)
+            .map_err(|e| NativeError::parquet("encoding a batch", e))
+    }
+
+    /// Bytes the file will have if closed now: written plus the estimated size of the open row
+    /// group. Exact once closed.
+    pub fn estimated_length(&self) -> u64 {
+        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+    }
+
+    /// Bytes encoded but not yet drained.
+    pub fn pending_output(&mut self) -> usize {
+        self.writer.inner_mut().pending()
+    }
+
+    /// Moves up to `dst.len()` encoded bytes into `dst`; 0 means nothing is pending.
+    pub fn drain(&mut self, dst: &mut [u8]) -> usize {
+        self.writer.inner_mut().drain_into(dst)
+    }
+
+    /// Up to `max` pending encoded bytes, without consuming them (see [`Self::consume_output`]).
+    pub fn peek_output(&mut self, max: usize) -> &[u8] {
+        self.writer.inner_mut().peek(max)
+    }
+
+    /// Marks `n` bytes returned by [`Self::peek_output`] as handed over.
+    pub fn consume_output(&mut self, n: usize) {
+        self.writer.inner_mut().consume(n);
+    }
+
+    /// Finishes the file (last row group and footer) and returns its summary. The footer bytes
+    /// are pending output afterwards. Calling it again returns the same summary.
+    pub fn close(&mut self) -> Result<&FileSummary> {
+        if self.summary.is_none() {
+            let metadata = self
+                .writer
+                .finish()
+                .map_err(|e| NativeError::parquet("finishing the Parquet file", e))?;
+            let floats = self
+                .floats
+                .take()
+                .map(FloatTracker::into_map)
+                .unwrap_or_default();
+            let size = self.writer.bytes_written() as i64;
+            self.summary = Some(summarize(&metadata, size, &floats));
+        }
+        Ok(self.summary.as_ref().expect("summary set above"))
+    }
+
+    /// True once [`Self::close`] succeeded.
+    pub fn is_closed(&self) -> bool {
+        self.summary.is_some()
+    }
+
+    fn ensure_open(&self, op: &str) -> Result<()> {
+        if self.is_closed() {
+            Err(NativeError::InvalidState(format!(
+                "cannot {op}: the Parquet writer is already closed"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+}
