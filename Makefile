@@ -18,7 +18,7 @@ demo: jvm
 	$(MVN) -q -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
-test: lint test-rust test-java
+test: lint test-rust test-java run-bench-smoke
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -37,3 +37,20 @@ format:
 clean:
 	$(CARGO) clean
 	$(MVN) -q clean
+
+## Benchmark harness (bench/README.md): stock Iceberg vs Frazil in one JVM, release build only.
+## `make bench` writes bench/results/<date>-<short sha>/; the full run takes ~10-15 min on 2 cores.
+## Its heap is 8g (the 2,000,000-row fixtures alone take ~1.8 GB; 4g crowds the stock arm's GC).
+.PHONY: bench bench-smoke run-bench-smoke
+BENCH_OUT ?= $(CURDIR)/bench/results/$(shell date -u +%F)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit)
+BENCH_HEAP ?= 8g
+BENCH_ARGS ?=
+
+bench: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT) $(BENCH_ARGS)"
+
+## Seconds-long run of the same harness and guards (bid, 20,000 rows); fails on a wrong footer.
+bench-smoke: jvm run-bench-smoke
+
+run-bench-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.args="--smoke --out $(CURDIR)/bench/target/smoke"

@@ -15,9 +15,11 @@
 //! * [`options`] — `write.parquet.*` properties → arrow-rs `WriterProperties`.
 //! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
+//! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
 
+pub mod dictionary;
 pub mod error;
 pub mod ffi;
 pub mod jni;

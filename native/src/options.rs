@@ -66,6 +66,17 @@ impl WriterOptions {
         self
     }
 
+    /// Target row-group size (`write.parquet.row-group-size-bytes`).
+    pub fn row_group_bytes(&self) -> Result<usize> {
+        self.usize_prop(ROW_GROUP_SIZE, DEFAULT_ROW_GROUP_SIZE)
+    }
+
+    /// Rows per data page (`write.parquet.page-row-limit`); parquet-java decides on dictionary
+    /// encoding when its first page is full, so Frazil decides on this many rows too.
+    pub fn page_row_limit(&self) -> Result<usize> {
+        self.usize_prop(PAGE_ROW_LIMIT, DEFAULT_PAGE_ROW_LIMIT)
+    }
+
     fn usize_prop(&self, key: &str, default: usize) -> Result<usize> {
         match self.properties.get(key) {
             None => Ok(default),
@@ -118,8 +129,13 @@ impl WriterOptions {
         }
     }
 
-    /// Builds the arrow-rs properties for a file with the given Parquet schema.
-    pub fn to_writer_properties(&self, schema: &SchemaDescriptor) -> Result<WriterProperties> {
+    /// Builds the arrow-rs properties for a file with the given Parquet schema; `no_dictionary`
+    /// lists leaf columns to write without a dictionary (see [`crate::dictionary`]).
+    pub fn to_writer_properties(
+        &self,
+        schema: &SchemaDescriptor,
+        no_dictionary: &[ColumnPath],
+    ) -> Result<WriterProperties> {
         let mut builder = WriterProperties::builder()
             .set_created_by(CREATED_BY.to_string())
             .set_compression(self.compression()?)
@@ -145,6 +161,9 @@ impl WriterOptions {
         }
         if let Some(v) = self.properties.get(PARQUET_ENABLE_DICTIONARY) {
             builder = builder.set_dictionary_enabled(java_bool(v));
+        }
+        for path in no_dictionary {
+            builder = builder.set_column_dictionary_enabled(path.clone(), false);
         }
         builder = self.apply_column_properties(builder, schema)?;
         Ok(builder.build())

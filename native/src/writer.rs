@@ -34,14 +34,32 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use arrow::array::{Array, AsArray, RecordBatch};
+use arrow::array::{make_array, Array, AsArray, MutableArrayData, RecordBatch};
+use arrow::compute::concat_batches;
 use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
 use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
 
+use parquet::schema::types::SchemaDescriptor;
+
+use crate::dictionary;
 use crate::error::{NativeError, Result};
 use crate::options::WriterOptions;
 use crate::schema::parquet_schema;
 use crate::stats::{summarize, FileSummary, FloatTracker};
+
+/// A copy of `batch` in Rust-owned buffers, so the caller's (Java) buffers can be released.
+fn deep_copy(batch: &RecordBatch) -> Result<RecordBatch> {
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for column in batch.columns() {
+        let data = column.to_data();
+        let mut copy = MutableArrayData::new(vec![&data], false, data.len());
+        copy.try_extend(0, 0, data.len())
+            .map_err(|e| NativeError::arrow("copying a batch", e))?;
+        columns.push(make_array(copy.freeze()));
+    }
+    RecordBatch::try_new(batch.schema(), columns)
+        .map_err(|e| NativeError::arrow("copying a batch", e))
+}
 
 /// Rejects decimal values with more digits than their column's precision: the encoder would
 /// otherwise cut them to the Parquet width and store a different number.
@@ -121,7 +139,16 @@ impl Write for OutputBuffer {
 /// Encodes one Iceberg Parquet data file from Arrow batches.
 pub struct NativeParquetWriter {
     schema: SchemaRef,
-    writer: ArrowWriter<OutputBuffer>,
+    descriptor: SchemaDescriptor,
+    options: WriterOptions,
+    /// Created once the first page's worth of rows is known, which decides the dictionary
+    /// columns (see [`dictionary`]).
+    writer: Option<ArrowWriter<OutputBuffer>>,
+    /// Copies of the batches seen before the writer exists (at most one page of rows).
+    first_rows: Vec<RecordBatch>,
+    first_row_count: usize,
+    decision_rows: usize,
+    row_group_bytes: usize,
     floats: Option<FloatTracker>,
     summary: Option<FileSummary>,
 }
@@ -131,23 +158,48 @@ impl NativeParquetWriter {
     /// [`crate::schema`]), with settings from `options`.
     pub fn try_new(schema: SchemaRef, options: &WriterOptions) -> Result<Self> {
         let descriptor = parquet_schema(&schema)?;
-        let properties = options.to_writer_properties(&descriptor)?;
-        let writer_options = ArrowWriterOptions::new()
-            .with_properties(properties)
-            .with_skip_arrow_metadata(true)
-            .with_parquet_schema(descriptor);
-        let writer = ArrowWriter::try_new_with_options(
-            OutputBuffer::default(),
-            Arc::clone(&schema),
-            writer_options,
-        )
-        .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
+        // Validate every setting now, so a bad property fails at open, not at the first batch.
+        options.to_writer_properties(&descriptor, &[])?;
         Ok(Self {
             floats: Some(FloatTracker::new(&schema)),
             schema,
-            writer,
+            descriptor,
+            options: options.clone(),
+            writer: None,
+            first_rows: Vec::new(),
+            first_row_count: 0,
+            decision_rows: options.page_row_limit()?,
+            row_group_bytes: options.row_group_bytes()?,
             summary: None,
         })
+    }
+
+    /// The arrow-rs writer, created on first use with the dictionary columns chosen from
+    /// `first_batch` (all dictionary-encoded when there is none).
+    fn writer(
+        &mut self,
+        first_batch: Option<&RecordBatch>,
+    ) -> Result<&mut ArrowWriter<OutputBuffer>> {
+        if self.writer.is_none() {
+            let no_dictionary = first_batch
+                .map(dictionary::columns_without_dictionary_benefit)
+                .unwrap_or_default();
+            let properties = self
+                .options
+                .to_writer_properties(&self.descriptor, &no_dictionary)?;
+            let writer_options = ArrowWriterOptions::new()
+                .with_properties(properties)
+                .with_skip_arrow_metadata(true)
+                .with_parquet_schema(self.descriptor.clone());
+            let writer = ArrowWriter::try_new_with_options(
+                OutputBuffer::default(),
+                Arc::clone(&self.schema),
+                writer_options,
+            )
+            .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
+            self.writer = Some(writer);
+        }
+        Ok(self.writer.as_mut().expect("writer created above"))
     }
 
     /// The Arrow schema batches must have.
@@ -172,51 +224,112 @@ impl NativeParquetWriter {
         if let Some(floats) = self.floats.as_mut() {
             floats.observe(batch.columns());
         }
-        self.writer
+        if self.writer.is_some() {
+            return self.encode(batch);
+        }
+        // Until a page's worth of rows is in, keep copies (the caller's buffers are released
+        // when this returns), then choose the dictionary columns from all of them.
+        self.first_rows.push(deep_copy(batch)?);
+        self.first_row_count += batch.num_rows();
+        if self.first_row_count >= self.decision_rows {
+            self.flush_first_rows()?;
+        }
+        Ok(())
+    }
+
+    fn encode(&mut self, batch: &RecordBatch) -> Result<()> {
+        let writer = self.writer.as_mut().expect("writer exists");
+        writer
             .write(batch)
-            .map_err(|e| NativeError::parquet("encoding a batch", e))
+            .map_err(|e| NativeError::parquet("encoding a batch", e))?;
+        // Cut the row group the way parquet-java does: by the bytes it holds (encoded pages
+        // plus the open pages), not by arrow-rs's compressed-size estimate, which lags far
+        // behind until pages close.
+        if writer.memory_size() >= self.row_group_bytes {
+            writer
+                .flush()
+                .map_err(|e| NativeError::parquet("closing a row group", e))?;
+        }
+        Ok(())
+    }
+
+    /// Creates the writer from the first rows and encodes them, batch by batch so row groups
+    /// are still cut by size as usual.
+    fn flush_first_rows(&mut self) -> Result<()> {
+        let batches = std::mem::take(&mut self.first_rows);
+        self.first_row_count = 0;
+        let sample = match batches.len() {
+            0 | 1 => None,
+            _ => Some(
+                concat_batches(&self.schema, &batches)
+                    .map_err(|e| NativeError::arrow("combining the first batches", e))?,
+            ),
+        };
+        self.writer(sample.as_ref().or(batches.first()))?;
+        drop(sample);
+        for batch in &batches {
+            self.encode(batch)?;
+        }
+        Ok(())
     }
 
     /// Bytes the file will have if closed now: written plus the estimated size of the open row
-    /// group. Exact once closed.
+    /// group (before the writer exists, the raw size of the rows held). Exact once closed.
     pub fn estimated_length(&self) -> u64 {
-        (self.writer.bytes_written() + self.writer.in_progress_size()) as u64
+        match self.writer.as_ref() {
+            Some(w) => (w.bytes_written() + w.in_progress_size()) as u64,
+            None => self
+                .first_rows
+                .iter()
+                .map(|b| b.get_array_memory_size() as u64)
+                .sum(),
+        }
     }
 
     /// Bytes encoded but not yet drained.
     pub fn pending_output(&mut self) -> usize {
-        self.writer.inner_mut().pending()
+        self.writer.as_mut().map_or(0, |w| w.inner_mut().pending())
     }
 
     /// Moves up to `dst.len()` encoded bytes into `dst`; 0 means nothing is pending.
     pub fn drain(&mut self, dst: &mut [u8]) -> usize {
-        self.writer.inner_mut().drain_into(dst)
+        self.writer
+            .as_mut()
+            .map_or(0, |w| w.inner_mut().drain_into(dst))
     }
 
     /// Up to `max` pending encoded bytes, without consuming them (see [`Self::consume_output`]).
     pub fn peek_output(&mut self, max: usize) -> &[u8] {
-        self.writer.inner_mut().peek(max)
+        match self.writer.as_mut() {
+            Some(w) => w.inner_mut().peek(max),
+            None => &[],
+        }
     }
 
     /// Marks `n` bytes returned by [`Self::peek_output`] as handed over.
     pub fn consume_output(&mut self, n: usize) {
-        self.writer.inner_mut().consume(n);
+        if let Some(w) = self.writer.as_mut() {
+            w.inner_mut().consume(n);
+        }
     }
 
     /// Finishes the file (last row group and footer) and returns its summary. The footer bytes
     /// are pending output afterwards. Calling it again returns the same summary.
     pub fn close(&mut self) -> Result<&FileSummary> {
         if self.summary.is_none() {
-            let metadata = self
-                .writer
+            if self.writer.is_none() {
+                self.flush_first_rows()?;
+            }
+            let writer = self.writer(None)?;
+            let metadata = writer
                 .finish()
                 .map_err(|e| NativeError::parquet("finishing the Parquet file", e))?;
+            let size = writer.bytes_written() as i64;
             let floats = self
                 .floats
                 .take()
                 .map(FloatTracker::into_map)
                 .unwrap_or_default();
-            let size = self.writer.bytes_written() as i64;
             self.summary = Some(summarize(&metadata, size, &floats));
         }
         Ok(self.summary.as_ref().expect("summary set above"))

@@ -1971,3 +1971,42 @@ fn bad_property_values_are_rejected() {
         assert!(!err.to_string().is_empty());
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dictionary decision (parquet-java's first-page rule)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn distinct_values_skip_the_dictionary_repeated_values_keep_it() {
+    let (distinct, _) = int64_col("distinct", 1);
+    let (repeated, _) = int64_col("repeated", 2);
+    let schema = schema_of(vec![distinct, repeated]);
+    // Several batches smaller than a page: the decision waits for a page's worth of rows.
+    let batches: Vec<RecordBatch> = (0..5)
+        .map(|b| {
+            let start = b * 8192;
+            batch_of(
+                &schema,
+                vec![
+                    Arc::new(Int64Array::from_iter_values(start..start + 8192)),
+                    Arc::new(Int64Array::from_iter_values(
+                        (start..start + 8192).map(|i| i % 100),
+                    )),
+                ],
+            )
+        })
+        .collect();
+    let (file, summary) = roundtrip(&schema, &batches, props(&[]));
+    assert_eq!(summary.record_count, 5 * 8192);
+    let md = metadata_of(&file);
+    for rg in md.row_groups() {
+        assert!(
+            rg.column(0).dictionary_page_offset().is_none(),
+            "distinct longs are written plain"
+        );
+        assert!(
+            rg.column(1).dictionary_page_offset().is_some(),
+            "repeated longs keep their dictionary"
+        );
+    }
+}

@@ -15,6 +15,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link FileAppender} of Flink {@link RowData} that writes an Iceberg Parquet data file through
@@ -32,6 +34,7 @@ import org.apache.iceberg.relocated.com.google.common.base.Preconditions;
  * </ul>
  */
 public final class FrazilParquetAppender implements FileAppender<RowData> {
+  private static final Logger LOG = LoggerFactory.getLogger(FrazilParquetAppender.class);
   private static final Metrics EMPTY_METRICS = new Metrics(0L, null, null, null, null);
 
   private final OutputFile file;
@@ -140,6 +143,8 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       this.length = summary.fileSize();
       this.splitOffsets = summary.splitOffsets();
       this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
+      LOG.info(
+          "Frazil wrote {} ({} rows, {} bytes)", file.location(), rowCount, summary.fileSize());
     } finally {
       release();
     }

@@ -1,0 +1,550 @@
+package io.frazil.bench;
+
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
+import java.io.BufferedWriter;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+
+/**
+ * Stock Iceberg's Parquet writer against Frazil, in one JVM, on identical pre-built rows.
+ *
+ * <p>For each cohort × schema × row count ("cell"): one verification write per arm whose footers
+ * and contents are compared, then warm-ups and measured repetitions alternating stock, Frazil,
+ * stock, Frazil. Each timed write builds an appender, adds all rows (or Arrow batches), closes it
+ * and returns its Metrics; every file is then checked (footer {@code created_by}, row count, one
+ * file) and deleted. Every iteration, warm-ups included, goes to {@code iterations.jsonl}; the
+ * medians of the measured ones go to {@code results.md} and {@code ratios.svg}. See
+ * bench/README.md.
+ */
+public final class FileWriteBench {
+  /** Both arms: zstd level 3, set explicitly (arrow-rs defaults to 1, parquet-java to 3). */
+  static final Map<String, String> PROPERTIES =
+      Map.of(
+          "write.parquet.compression-codec", "zstd",
+          "write.parquet.compression-level", "3");
+
+  private final BenchOptions options;
+  private final OperatingSystemMXBean os =
+      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+  private final List<GarbageCollectorMXBean> collectors =
+      ManagementFactory.getGarbageCollectorMXBeans();
+  private final List<Iteration> iterations = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  private BufferedWriter jsonl;
+  private Path workDir;
+  private String nativeLibrary = null;
+
+  private FileWriteBench(BenchOptions options) {
+    this.options = options;
+  }
+
+  public static void main(String[] args) {
+    BenchOptions options;
+    try {
+      options = BenchOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    if (options == null) {
+      System.out.println(BenchOptions.USAGE);
+      return;
+    }
+    try {
+      new FileWriteBench(options).run();
+    } catch (Throwable t) {
+      System.err.println();
+      System.err.println("BENCH FAILED: " + t);
+      t.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private void run() throws IOException {
+    long started = System.nanoTime();
+    Guards.loggingIsQuiet();
+    Guards.check(
+        threads.isCurrentThreadCpuTimeSupported() && threads.isThreadAllocatedMemorySupported(),
+        "This JVM cannot measure thread CPU time or allocation");
+    threads.setThreadCpuTimeEnabled(true);
+    threads.setThreadAllocatedMemoryEnabled(true);
+
+    Files.createDirectories(options.out);
+    Files.createDirectories(options.tmp);
+    this.workDir = Files.createTempDirectory(options.tmp, "frazil-bench-");
+    System.out.printf(
+        "FileWriteBench %s%n  %s%n  out %s%n  data files in %s%n",
+        options.smoke ? "(smoke)" : "", options, options.out, workDir);
+
+    MetricsConfig metricsConfig = MetricsConfig.getDefault();
+    try (BufferedWriter out =
+            Files.newBufferedWriter(
+                options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8);
+        BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE)) {
+      this.jsonl = out;
+      for (String schemaName : options.schemas) {
+        Schema schema = Datasets.schema(schemaName);
+        RowType rowType = FlinkSchemaUtil.convert(schema);
+        long buildStart = System.nanoTime();
+        List<RowData> all = Datasets.rows(schemaName, options.maxRows(), options.seed);
+        System.gc();
+        Runtime runtime = Runtime.getRuntime();
+        long heapInUse = runtime.totalMemory() - runtime.freeMemory();
+        System.out.printf(
+            "%n[%s] built %,d rows in %.1f s (heap in use %,d MB of %,d MB)%n",
+            schemaName,
+            all.size(),
+            (System.nanoTime() - buildStart) / 1e9,
+            heapInUse >> 20,
+            runtime.maxMemory() >> 20);
+        if (heapInUse > runtime.maxMemory() * 0.3) {
+          // A heap crowded by the fixture makes the allocation-heavy arm pay extra GC.
+          notes.add(
+              String.format(
+                  Locale.ROOT,
+                  "WARNING: the %s rows occupy %,d MB of a %,d MB heap (> 30%%); GC pressure from"
+                      + " the fixture inflates the allocation-heavy arm. Raise -Dbench.heap.",
+                  schemaName,
+                  heapInUse >> 20,
+                  runtime.maxMemory() >> 20));
+        }
+
+        for (String cohort : options.cohorts) {
+          Arms.ArrowBatches batches = null;
+          try {
+            if (BenchOptions.ARROW_INPUT.equals(cohort)) {
+              long arrowStart = System.nanoTime();
+              batches =
+                  new Arms.ArrowBatches(
+                      schema, rowType, all, options.maxRows(), options.batchRows, allocator);
+              System.out.printf(
+                  "[%s] arrow batches of %,d rows built in %.1f s (%,d MB off-heap)%n",
+                  schemaName,
+                  options.batchRows,
+                  (System.nanoTime() - arrowStart) / 1e9,
+                  batches.allocatedBytes() >> 20);
+            }
+            boolean verified = false;
+            for (int rowCount : options.rows) {
+              List<RowData> rows = all.subList(0, rowCount);
+              Arms.Arm stock = Arms.stock(schema, rowType, rows, PROPERTIES, metricsConfig);
+              Arms.Arm frazil =
+                  batches == null
+                      ? Arms.frazilRowData(schema, rowType, rows, PROPERTIES, metricsConfig)
+                      : Arms.frazilArrow(
+                          schema, batches.first(rowCount), PROPERTIES, metricsConfig);
+              if (!verified || options.warmups == 0) {
+                verify(cohort, schemaName, schema, rowCount, stock, frazil);
+                verified = true;
+              }
+              runCell(cohort, schemaName, rowCount, stock, frazil);
+            }
+          } finally {
+            if (batches != null) {
+              batches.close();
+            }
+          }
+        }
+      }
+    } finally {
+      deleteTree(workDir);
+    }
+
+    writeResults((System.nanoTime() - started) / 1e9);
+  }
+
+  /**
+   * Before any timed write of a cohort × schema: each arm writes once, the footers must name the
+   * right writer and the same row count, and (unless disabled) Iceberg's reader must return the
+   * same records from both files.
+   */
+  private void verify(
+      String cohort,
+      String schemaName,
+      Schema schema,
+      int rowCount,
+      Arms.Arm stock,
+      Arms.Arm frazil)
+      throws IOException {
+    File stockFile = workDir.resolve("verify-stock.parquet").toFile();
+    File frazilFile = workDir.resolve("verify-frazil.parquet").toFile();
+    Iteration a = timed(cohort, schemaName, rowCount, stock, "verify", 0, stockFile, false);
+    Iteration b = timed(cohort, schemaName, rowCount, frazil, "verify", 0, frazilFile, false);
+    Guards.check(
+        a.footerRows == b.footerRows,
+        "[%s %s] stock wrote %d rows, Frazil %d",
+        cohort,
+        schemaName,
+        a.footerRows,
+        b.footerRows);
+    String content = "content not compared (--no-verify-content)";
+    if (options.verifyContent) {
+      long same = Guards.sameContent(stockFile, frazilFile, schema);
+      content = String.format(Locale.ROOT, "%,d records read back identical", same);
+    }
+    Files.deleteIfExists(stockFile.toPath());
+    Files.deleteIfExists(frazilFile.toPath());
+    System.out.printf(
+        "[%s %s] verified: stock created_by '%s', Frazil created_by '%s', %,d rows each, %s%n",
+        cohort, schemaName, a.createdBy, b.createdBy, a.footerRows, content);
+
+    if (nativeLibrary == null) {
+      String[] loaded = Guards.loadedNativeLibrary();
+      String release = System.getProperty("bench.releaseLibrary");
+      String loadedSha = loaded[1];
+      StringBuilder text = new StringBuilder();
+      text.append(loaded[0]).append(" (sha256 ").append(loadedSha).append(")");
+      if (release != null && Files.isRegularFile(Paths.get(release))) {
+        boolean same = loadedSha.equals(Guards.sha256(Paths.get(release)));
+        text.append(same ? ", identical to " : ", DIFFERENT from ").append(release);
+        if (!same) {
+          notes.add(
+              "WARNING: the loaded native library differs from "
+                  + release
+                  + " (stale jar, or the release build changed during the run).");
+        }
+      }
+      this.nativeLibrary = text.toString();
+      System.out.println("  native library: " + nativeLibrary);
+    }
+  }
+
+  /** Warm-ups then measured repetitions, alternating stock and Frazil. */
+  private void runCell(
+      String cohort, String schemaName, int rowCount, Arms.Arm stock, Arms.Arm frazil)
+      throws IOException {
+    File stockFile = workDir.resolve("stock.parquet").toFile();
+    File frazilFile = workDir.resolve("frazil.parquet").toFile();
+    int reps = options.repsFor(rowCount);
+    System.out.printf(
+        "[%s %s %,d rows] %d warm-up + %d measured per arm, alternating%n",
+        cohort, schemaName, rowCount, options.warmups, reps);
+    for (int rep = 0; rep < options.warmups; rep++) {
+      timed(cohort, schemaName, rowCount, stock, "warmup", rep, stockFile, true);
+      timed(cohort, schemaName, rowCount, frazil, "warmup", rep, frazilFile, true);
+    }
+    for (int rep = 0; rep < reps; rep++) {
+      timed(cohort, schemaName, rowCount, stock, "measured", rep, stockFile, true);
+      timed(cohort, schemaName, rowCount, frazil, "measured", rep, frazilFile, true);
+    }
+  }
+
+  /** One timed write, then (off the clock) its checks, its record and the file's deletion. */
+  private Iteration timed(
+      String cohort,
+      String schemaName,
+      int rowCount,
+      Arms.Arm arm,
+      String phase,
+      int rep,
+      File file,
+      boolean delete)
+      throws IOException {
+    long gcStart = System.nanoTime();
+    if (options.gcBetween) {
+      // Garbage left by the previous arm is collected here, not during this arm's clock.
+      System.gc();
+    }
+    long preGcMs = (System.nanoTime() - gcStart) / 1_000_000;
+    long tid = Thread.currentThread().getId();
+    long gcCount0 = gcCount();
+    long gcMs0 = gcMillis();
+    long alloc0 = threads.getThreadAllocatedBytes(tid);
+    long thread0 = threads.getCurrentThreadCpuTime();
+    long process0 = os.getProcessCpuTime();
+    long wall0 = System.nanoTime();
+
+    Arms.Written written = arm.write(file);
+
+    long wall1 = System.nanoTime();
+    long process1 = os.getProcessCpuTime();
+    long thread1 = threads.getCurrentThreadCpuTime();
+    long alloc1 = threads.getThreadAllocatedBytes(tid);
+    long gcCount1 = gcCount();
+    long gcMs1 = gcMillis();
+
+    int fileCount;
+    try (Stream<Path> files = Files.list(workDir)) {
+      fileCount = (int) files.filter(p -> p.getFileName().toString().contains(arm.name())).count();
+    }
+    long outputBytes = Files.size(file.toPath());
+    Guards.Footer footer = Guards.footer(file);
+    String where =
+        String.format(
+            Locale.ROOT,
+            "[%s %s %,d rows %s %s #%d]",
+            cohort,
+            schemaName,
+            rowCount,
+            arm.name(),
+            phase,
+            rep);
+    Guards.check(
+        footer.createdBy != null && footer.createdBy.startsWith(arm.createdByPrefix()),
+        "%s footer created_by is '%s', expected '%s...'",
+        where,
+        footer.createdBy,
+        arm.createdByPrefix());
+    Guards.check(
+        footer.rows == rowCount,
+        "%s footer has %d rows, expected %d",
+        where,
+        footer.rows,
+        rowCount);
+    Guards.check(
+        written.metrics.recordCount() != null && written.metrics.recordCount() == rowCount,
+        "%s Metrics.recordCount() is %s, expected %d",
+        where,
+        written.metrics.recordCount(),
+        rowCount);
+    Guards.check(fileCount == 1, "%s produced %d files, expected 1", where, fileCount);
+    if (delete) {
+      Files.delete(file.toPath());
+    }
+
+    Iteration it =
+        new Iteration(
+            iterations.size(),
+            cohort,
+            schemaName,
+            rowCount,
+            arm.name(),
+            phase,
+            rep,
+            wall1 - wall0,
+            process1 - process0,
+            thread1 - thread0,
+            alloc1 - alloc0,
+            gcCount1 - gcCount0,
+            gcMs1 - gcMs0,
+            outputBytes,
+            fileCount,
+            footer.rows,
+            footer.rowGroups,
+            footer.createdBy);
+    iterations.add(it);
+    jsonl.write(it.toJson());
+    jsonl.newLine();
+    jsonl.flush();
+    System.out.printf(
+        Locale.ROOT,
+        "  %-6s %-8s #%d  wall %9.1f ms  cpu %9.1f ms  thread %9.1f ms  alloc %8.1f MB"
+            + "  gc %2d  out %7.2f MB  (pre-gc %d ms)%n",
+        arm.name(),
+        phase,
+        rep,
+        it.wallNs / 1e6,
+        it.processCpuNs / 1e6,
+        it.threadCpuNs / 1e6,
+        it.allocatedBytes / 1048576.0,
+        it.gcCount,
+        it.outputBytes / 1048576.0,
+        preGcMs);
+    return it;
+  }
+
+  private long gcCount() {
+    long count = 0;
+    for (GarbageCollectorMXBean gc : collectors) {
+      count += Math.max(0, gc.getCollectionCount());
+    }
+    return count;
+  }
+
+  private long gcMillis() {
+    long ms = 0;
+    for (GarbageCollectorMXBean gc : collectors) {
+      ms += Math.max(0, gc.getCollectionTime());
+    }
+    return ms;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void writeResults(double seconds) throws IOException {
+    List<Report.Cell> cells = Report.cells(iterations);
+    String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    Path repo = repoRoot();
+    String commit = git(repo, "rev-parse", "HEAD");
+    String dirty = git(repo, "status", "--porcelain");
+    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
+    int cores = Runtime.getRuntime().availableProcessors();
+    String java =
+        System.getProperty("java.version")
+            + " ("
+            + System.getProperty("java.vm.name")
+            + " "
+            + System.getProperty("java.vm.version")
+            + ")";
+    String osName =
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch");
+    List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+
+    StringBuilder md = new StringBuilder();
+    md.append("# Stock Iceberg Parquet writer vs Frazil — file-write benchmark\n\n");
+    md.append("| | |\n|---|---|\n");
+    md.append("| date (UTC) | ").append(now).append(" |\n");
+    md.append("| commit | `").append(commit).append('`');
+    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
+    md.append(" |\n");
+    md.append("| machine | ").append(osName).append(", ").append(cores).append(" cores |\n");
+    md.append("| JVM | ").append(java).append(", `").append(String.join(" ", jvmArgs));
+    md.append("` |\n");
+    md.append("| native library | ").append(nativeLibrary).append(" |\n");
+    md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
+    md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
+    md.append("| plan | rows ").append(options.rows).append(", ").append(options.warmups);
+    md.append(" warm-up(s) + measured repetitions per arm per cell: ").append(options.repsText());
+    md.append(", seed ").append(options.seed);
+    md.append(String.format(Locale.ROOT, ", %.0f s in total |\n", seconds));
+    md.append("| writer settings | `write.parquet.compression-codec=zstd`,");
+    md.append(" `write.parquet.compression-level=3` on both arms; default row-group, page and");
+    md.append(" dictionary sizes; `MetricsConfig.getDefault()` (truncate(16)) |\n\n");
+    for (String note : notes) {
+      md.append("**").append(note).append("**\n\n");
+    }
+    md.append(
+        "Each cell: one verification write per arm (footers and read-back records compared), then"
+            + " warm-ups and measured repetitions alternating stock, Frazil, stock, Frazil …, all"
+            + " in one JVM on the same pre-built rows; `System.gc()` before every write. Medians"
+            + " of the measured repetitions, [min–max] over them. Ratios are stock / Frazil of"
+            + " the medians (> 1 means Frazil is faster), bracketed by the extreme range (stock"
+            + " min / Frazil max … stock max / Frazil min); allocation is Frazil / stock. Every"
+            + " iteration, warm-ups included, is in `iterations.jsonl`.\n\n");
+    md.append(Report.tables(cells, options.cohorts));
+    md.append("Columns: *wall* = `System.nanoTime()` around build-appender + add all + close;");
+    md.append(" *process CPU* = `OperatingSystemMXBean.getProcessCpuTime()` (all threads: the");
+    md.append(" writer, JIT, GC; Frazil encodes on the calling thread); *thread CPU* = the");
+    md.append(" writing thread only; *alloc* = Java heap bytes allocated by the writing thread");
+    md.append(" (`ThreadMXBean.getThreadAllocatedBytes`; native and Arrow off-heap memory is not");
+    md.append(" included); *output MB* = size of the closed data file; *M rows/s* from the median");
+    md.append(" wall time.\n");
+    Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
+
+    if (!cells.isEmpty()) {
+      String subtitle =
+          String.format(
+              Locale.ROOT,
+              "%s, %d cores, Java %s, commit %.10s%s; %s",
+              now.substring(0, 10),
+              cores,
+              System.getProperty("java.version"),
+              commit,
+              options.smoke ? ", SMOKE run, not a measurement" : "",
+              "zstd-3; measured reps: " + options.repsText());
+      Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
+    }
+
+    Path environment = repo == null ? null : repo.resolve("environment.json");
+    boolean copied = false;
+    if (environment != null && Files.isRegularFile(environment)) {
+      Files.copy(
+          environment,
+          options.out.resolve("environment.json"),
+          StandardCopyOption.REPLACE_EXISTING);
+      copied = true;
+    }
+    StringBuilder info = new StringBuilder();
+    info.append("# Run info\n\n");
+    info.append("- date (UTC): ").append(now).append('\n');
+    info.append("- git commit: ").append(commit);
+    info.append(dirtyFiles == 0 ? " (clean tree)" : " (+" + dirtyFiles + " uncommitted paths)");
+    info.append('\n');
+    if (dirtyFiles > 0) {
+      info.append("- uncommitted paths (`git status --porcelain`):\n");
+      dirty.lines().forEach(line -> info.append("  - `").append(line.trim()).append("`\n"));
+    }
+    info.append("- java.version: ").append(java).append('\n');
+    info.append("- os: ").append(osName).append('\n');
+    info.append("- cores: ").append(cores).append('\n');
+    info.append("- max heap: ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MB\n");
+    info.append("- JVM args: `").append(String.join(" ", jvmArgs)).append("`\n");
+    info.append("- bench args: `").append(BenchOptions.joinArgs(options.raw)).append("`\n");
+    info.append("- native library: ").append(nativeLibrary).append('\n');
+    info.append("- environment.json: ");
+    info.append(copied ? "copied next to this file" : "not present in the repository root");
+    info.append('\n');
+    Files.writeString(options.out.resolve("RUN-INFO.md"), info.toString(), StandardCharsets.UTF_8);
+
+    System.out.println();
+    System.out.print(Report.tables(cells, options.cohorts));
+    System.out.printf(
+        "%d iterations, all guards passed, %.0f s; results in %s%n",
+        iterations.size(), seconds, options.out);
+  }
+
+  private static Path repoRoot() {
+    String property = System.getProperty("bench.repoRoot");
+    if (property != null && !property.isEmpty()) {
+      return Paths.get(property);
+    }
+    String top = git(Paths.get("").toAbsolutePath(), "rev-parse", "--show-toplevel");
+    return top.isEmpty() || top.startsWith("unknown") ? null : Paths.get(top);
+  }
+
+  private static String git(Path dir, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add("git");
+    command.addAll(List.of(args));
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+      if (dir != null) {
+        builder.directory(dir.toFile());
+      }
+      Process process = builder.start();
+      String output;
+      try (InputStream in = process.getInputStream()) {
+        output = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+      }
+      return process.waitFor() == 0 ? output : "unknown";
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}

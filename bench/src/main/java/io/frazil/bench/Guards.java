@@ -1,0 +1,179 @@
+package io.frazil.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Checks that make a run fail instead of reporting numbers about the wrong thing. */
+final class Guards {
+  private static final Configuration HADOOP = new Configuration();
+
+  private Guards() {}
+
+  /** Thrown when a guard fails; the bench exits non-zero. */
+  static final class GuardException extends RuntimeException {
+    GuardException(String message) {
+      super(message);
+    }
+  }
+
+  static void check(boolean condition, String format, Object... args) {
+    if (!condition) {
+      throw new GuardException(String.format(format, args));
+    }
+  }
+
+  /** The footer facts every iteration is checked against. */
+  static final class Footer {
+    final String createdBy;
+    final long rows;
+    final int rowGroups;
+
+    Footer(String createdBy, long rows, int rowGroups) {
+      this.createdBy = createdBy;
+      this.rows = rows;
+      this.rowGroups = rowGroups;
+    }
+  }
+
+  static Footer footer(File file) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.getAbsolutePath()), HADOOP))) {
+      ParquetMetadata metadata = reader.getFooter();
+      long rows = 0;
+      for (BlockMetaData block : metadata.getBlocks()) {
+        rows += block.getRowCount();
+      }
+      return new Footer(
+          metadata.getFileMetaData().getCreatedBy(), rows, metadata.getBlocks().size());
+    }
+  }
+
+  /** Reads both files with Iceberg's generic reader and compares them record by record. */
+  static long sameContent(File stock, File frazil, Schema schema) throws IOException {
+    try (CloseableIterable<Record> left = read(stock, schema);
+        CloseableIterable<Record> right = read(frazil, schema);
+        CloseableIterator<Record> l = left.iterator();
+        CloseableIterator<Record> r = right.iterator()) {
+      long row = 0;
+      while (l.hasNext()) {
+        check(r.hasNext(), "Frazil file ends at row %d, stock file goes on", row);
+        Record a = l.next();
+        Record b = r.next();
+        check(a.equals(b), "Row %d differs:%n  stock  %s%n  frazil %s", row, a, b);
+        row++;
+      }
+      check(!r.hasNext(), "Frazil file has more rows than the stock file (%d)", row);
+      return row;
+    }
+  }
+
+  private static CloseableIterable<Record> read(File file, Schema schema) {
+    return Parquet.read(org.apache.iceberg.Files.localInput(file))
+        .project(schema)
+        .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+        .build();
+  }
+
+  /**
+   * Fails unless parquet-java's and Iceberg's write-path loggers are quiet: DEBUG/INFO logging
+   * there makes the stock arm look many times slower (anchors section 7, pitfall 1).
+   */
+  static void loggingIsQuiet() {
+    for (String name :
+        List.of(
+            "org.apache.parquet.hadoop.InternalParquetRecordWriter",
+            "org.apache.parquet.hadoop.ParquetFileWriter",
+            "org.apache.parquet.hadoop.CodecFactory",
+            "org.apache.iceberg.parquet.ParquetWriter",
+            "io.frazil")) {
+      Logger logger = LoggerFactory.getLogger(name);
+      check(
+          !logger.isInfoEnabled(),
+          "Logger %s is enabled at INFO or below (%s); the bench needs WARN"
+              + " (bench/src/main/resources/log4j2.properties)",
+          name,
+          logger.getClass().getName());
+    }
+  }
+
+  /**
+   * Which Frazil library this JVM actually mapped (from /proc/self/maps) and its SHA-256. The
+   * loader deletes the copy it extracts from the jar right after loading, so a deleted mapping is
+   * hashed from the bundled resource it was extracted from.
+   */
+  static String[] loadedNativeLibrary() {
+    String mapped = null;
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
+        int slash = line.indexOf('/');
+        if (slash >= 0 && line.contains("libfrazil")) {
+          mapped = line.substring(slash);
+          break;
+        }
+      }
+    } catch (IOException e) {
+      return new String[] {"unknown (no /proc/self/maps)", "unknown"};
+    }
+    if (mapped == null) {
+      return new String[] {"not loaded", "unknown"};
+    }
+    Path path = Paths.get(mapped.replace(" (deleted)", ""));
+    if (!mapped.endsWith(" (deleted)") && Files.isRegularFile(path)) {
+      return new String[] {mapped, sha256(path)};
+    }
+    String resource = io.frazil.jni.NativeLoader.bundledResource();
+    try (InputStream in = Guards.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return new String[] {mapped, "unknown"};
+      }
+      return new String[] {mapped + ", extracted from the jar's " + resource, sha256(in)};
+    } catch (IOException e) {
+      return new String[] {mapped, "unknown"};
+    }
+  }
+
+  static String sha256(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      return sha256(in);
+    } catch (IOException e) {
+      return "unreadable (" + e.getMessage() + ")";
+    }
+  }
+
+  private static String sha256(InputStream in) throws IOException {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      byte[] buffer = new byte[1 << 16];
+      int read;
+      while ((read = in.read(buffer)) > 0) {
+        digest.update(buffer, 0, read);
+      }
+      return HexFormat.of().formatHex(digest.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,307 @@
+package io.frazil.flink;
+
+import java.io.File;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.Collector;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.FlinkSink;
+import org.apache.iceberg.flink.sink.IcebergSink;
+import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
+import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
+import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
+import org.apache.iceberg.relocated.com.google.common.collect.Lists;
+import org.apache.iceberg.relocated.com.google.common.collect.Maps;
+import org.apache.iceberg.relocated.com.google.common.collect.Sets;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+
+/** Runs Iceberg Flink sinks on the shared MiniCluster and inspects what they committed. */
+final class FlinkJobs {
+  static final Schema SCHEMA =
+      new Schema(
+          List.of(
+              Types.NestedField.required(1, "id", Types.LongType.get()),
+              Types.NestedField.optional(2, "data", Types.StringType.get()),
+              Types.NestedField.optional(3, "category", Types.StringType.get()),
+              Types.NestedField.optional(4, "price", Types.DoubleType.get())),
+          Set.of(1));
+
+  static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
+  static final String CATALOG = "frazil";
+  static final String DATABASE = "db";
+
+  enum Sink {
+    FLINK_SINK,
+    ICEBERG_SINK,
+    DYNAMIC_SINK,
+    SQL
+  }
+
+  enum Partitioning {
+    UNPARTITIONED,
+    IDENTITY,
+    BUCKET
+  }
+
+  private FlinkJobs() {}
+
+  static PartitionSpec spec(Partitioning partitioning) {
+    switch (partitioning) {
+      case IDENTITY:
+        return PartitionSpec.builderFor(SCHEMA).identity("category").build();
+      case BUCKET:
+        return PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build();
+      default:
+        return PartitionSpec.unpartitioned();
+    }
+  }
+
+  static CatalogLoader catalogLoader(File warehouse) {
+    return CatalogLoader.hadoop(
+        CATALOG, new Configuration(), ImmutableMap.of("warehouse", warehouse.getAbsolutePath()));
+  }
+
+  static TableLoader tableLoader(File warehouse, String table) {
+    return TableLoader.fromCatalog(catalogLoader(warehouse), TableIdentifier.of(DATABASE, table));
+  }
+
+  static HadoopCatalog catalog(File warehouse) {
+    return new HadoopCatalog(new Configuration(), warehouse.getAbsolutePath());
+  }
+
+  static Table createTable(
+      File warehouse,
+      String name,
+      Partitioning partitioning,
+      int formatVersion,
+      Map<String, String> props) {
+    Map<String, String> properties = Maps.newHashMap(props);
+    properties.put(TableProperties.FORMAT_VERSION, String.valueOf(formatVersion));
+    properties.putIfAbsent(TableProperties.PARQUET_COMPRESSION, "zstd");
+    return catalog(warehouse)
+        .createTable(TableIdentifier.of(DATABASE, name), SCHEMA, spec(partitioning), properties);
+  }
+
+  static RowData row(long id, String data) {
+    return GenericRowData.of(
+        id,
+        StringData.fromString(data),
+        StringData.fromString("c" + (id % 5)),
+        id % 7 == 0 ? null : id * 1.5);
+  }
+
+  /** Rows 0..count-1; with {@code version} in the data so upserts are visible. */
+  static List<RowData> rows(long from, long count, String version) {
+    List<RowData> rows = Lists.newArrayList();
+    for (long id = from; id < from + count; id += 1) {
+      rows.add(row(id, version + "-" + id));
+    }
+    return rows;
+  }
+
+  static StreamExecutionEnvironment env() {
+    return env(2);
+  }
+
+  static StreamExecutionEnvironment env(int parallelism) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(parallelism);
+    env.enableCheckpointing(200, CheckpointingMode.EXACTLY_ONCE);
+    return env;
+  }
+
+  /** Writes {@code rows} into the table with the given sink and waits for the job to finish. */
+  static void write(File warehouse, String table, Sink sink, List<RowData> rows, boolean upsert)
+      throws Exception {
+    StreamExecutionEnvironment env = env();
+    TypeInformation<RowData> typeInfo = InternalTypeInfo.of(ROW_TYPE);
+    TableIdentifier identifier = TableIdentifier.of(DATABASE, table);
+    CatalogLoader catalogLoader =
+        CatalogLoader.hadoop(
+            CATALOG,
+            new Configuration(),
+            ImmutableMap.of("warehouse", warehouse.getAbsolutePath()));
+    List<String> equalityColumns = upsert ? List.of("id") : List.of();
+    switch (sink) {
+      case FLINK_SINK:
+        {
+          DataStream<RowData> input = env.fromData(rows, typeInfo);
+          FlinkSink.forRowData(input)
+              .tableLoader(TableLoader.fromCatalog(catalogLoader, identifier))
+              .upsert(upsert)
+              .equalityFieldColumns(equalityColumns)
+              .append();
+          env.execute("FlinkSink " + table);
+          break;
+        }
+      case ICEBERG_SINK:
+        {
+          DataStream<RowData> input = env.fromData(rows, typeInfo);
+          IcebergSink.forRowData(input)
+              .tableLoader(TableLoader.fromCatalog(catalogLoader, identifier))
+              .upsert(upsert)
+              .equalityFieldColumns(equalityColumns)
+              .append();
+          env.execute("IcebergSink " + table);
+          break;
+        }
+      case DYNAMIC_SINK:
+        {
+          Table loaded = catalog(warehouse).loadTable(identifier);
+          DataStream<RowData> input = env.fromData(rows, typeInfo);
+          DynamicIcebergSink.forInput(input)
+              .generator(new Generator(identifier, loaded.spec(), upsert))
+              .catalogLoader(catalogLoader)
+              .writeParallelism(2)
+              .append();
+          env.execute("DynamicIcebergSink " + table);
+          break;
+        }
+      case SQL:
+        writeSql(env, warehouse, table, rows, upsert);
+        break;
+      default:
+        throw new IllegalArgumentException("Unknown sink " + sink);
+    }
+  }
+
+  private static void writeSql(
+      StreamExecutionEnvironment env,
+      File warehouse,
+      String table,
+      List<RowData> rows,
+      boolean upsert)
+      throws Exception {
+    StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
+    tableEnv.executeSql(
+        "CREATE CATALOG "
+            + CATALOG
+            + " WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='"
+            + warehouse.getAbsolutePath()
+            + "')");
+    DataStream<RowData> input = env.fromData(rows, InternalTypeInfo.of(ROW_TYPE));
+    tableEnv.createTemporaryView(
+        "src",
+        tableEnv.fromDataStream(
+            input
+                .map(r -> toRow(r))
+                .returns(
+                    org.apache.flink.api.common.typeinfo.Types.ROW_NAMED(
+                        new String[] {"id", "data", "category", "price"},
+                        org.apache.flink.api.common.typeinfo.Types.LONG,
+                        org.apache.flink.api.common.typeinfo.Types.STRING,
+                        org.apache.flink.api.common.typeinfo.Types.STRING,
+                        org.apache.flink.api.common.typeinfo.Types.DOUBLE))));
+    String hint = upsert ? " /*+ OPTIONS('upsert-enabled'='true') */" : "";
+    tableEnv
+        .executeSql(
+            "INSERT INTO " + CATALOG + "." + DATABASE + "." + table + hint + " SELECT * FROM src")
+        .await();
+  }
+
+  private static org.apache.flink.types.Row toRow(RowData row) {
+    return org.apache.flink.types.Row.of(
+        row.getLong(0),
+        row.isNullAt(1) ? null : row.getString(1).toString(),
+        row.isNullAt(2) ? null : row.getString(2).toString(),
+        row.isNullAt(3) ? null : row.getDouble(3));
+  }
+
+  /** The Dynamic Iceberg Sink's record generator: every row to one table. */
+  private static final class Generator implements DynamicRecordGenerator<RowData> {
+    // TableIdentifier is not serializable: keep its string form.
+    private final String identifier;
+    private final PartitionSpec spec;
+    private final boolean upsert;
+
+    Generator(TableIdentifier identifier, PartitionSpec spec, boolean upsert) {
+      this.identifier = identifier.toString();
+      this.spec = spec;
+      this.upsert = upsert;
+    }
+
+    @Override
+    public void generate(RowData row, Collector<DynamicRecord> out) {
+      DynamicRecord record =
+          new DynamicRecord(TableIdentifier.parse(identifier), "main", SCHEMA, row, spec);
+      if (upsert) {
+        record.setUpsertMode(true);
+        record.setEqualityFields(Set.of("id"));
+      }
+      out.collect(record);
+    }
+  }
+
+  static List<Record> read(Table table) throws IOException {
+    table.refresh();
+    try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+      return Lists.newArrayList(records);
+    }
+  }
+
+  /** What the current snapshot references: live data files and their delete files. */
+  static final class Files {
+    final Set<DataFile> dataFiles = Sets.newHashSet();
+    final Set<DeleteFile> deleteFiles = Sets.newHashSet();
+  }
+
+  static Files files(Table table) throws IOException {
+    table.refresh();
+    Files files = new Files();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.dataFiles.add(task.file());
+        files.deleteFiles.addAll(task.deletes());
+      }
+    }
+    return files;
+  }
+
+  static String createdBy(String location) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(HadoopInputFile.fromPath(new Path(location), new Configuration()))) {
+      return reader.getFooter().getFileMetaData().getCreatedBy();
+    }
+  }
+
+  static boolean isEqualityDelete(DeleteFile file) {
+    return file.content() == FileContent.EQUALITY_DELETES;
+  }
+
+  static boolean isDeletionVector(DeleteFile file) {
+    return file.format() == FileFormat.PUFFIN;
+  }
+}
