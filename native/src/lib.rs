@@ -14,21 +14,20 @@
 //! * [`schema`] — the Parquet schema Iceberg Java writes, from the Arrow schema.
 //! * [`options`] — `write.parquet.*` properties → arrow-rs `WriterProperties`.
 //! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
+//! * [`pipeline`] — encoding on a pool thread while the caller fills its next batch.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
+//! * [`allocator`] — mimalloc as the global allocator, and its purge delay.
 
+pub mod allocator;
 pub mod dictionary;
 pub mod error;
 pub mod ffi;
 pub mod jni;
 pub mod options;
+pub mod pipeline;
 pub mod schema;
 pub mod stats;
 pub mod writer;
-
-// mimalloc is built with `local_dynamic_tls`: this library is dlopen'ed by the JVM, where the
-// initial-exec TLS model can fail with "cannot allocate memory in static TLS block".
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -157,6 +157,7 @@ impl NativeParquetWriter {
     /// Creates a writer for `schema`, whose fields carry Iceberg field ids (see
     /// [`crate::schema`]), with settings from `options`.
     pub fn try_new(schema: SchemaRef, options: &WriterOptions) -> Result<Self> {
+        crate::allocator::configure();
         let descriptor = parquet_schema(&schema)?;
         // Validate every setting now, so a bad property fails at open, not at the first batch.
         options.to_writer_properties(&descriptor, &[])?;

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{NativeError, Result};
-use crate::writer::NativeParquetWriter;
+use crate::pipeline::PipelinedWriter;
 
 static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
@@ -19,17 +19,14 @@ fn live() -> MutexGuard<'static, Option<HashSet<usize>>> {
 }
 
 /// Moves `writer` to the heap and returns its handle.
-pub fn into_handle(writer: NativeParquetWriter) -> i64 {
+pub fn into_handle(writer: PipelinedWriter) -> i64 {
     let ptr = Box::into_raw(Box::new(writer)) as usize;
     live().get_or_insert_with(HashSet::new).insert(ptr);
     ptr as i64
 }
 
 /// Runs `f` on the writer behind `handle`.
-pub fn with_writer<T>(
-    handle: i64,
-    f: impl FnOnce(&mut NativeParquetWriter) -> Result<T>,
-) -> Result<T> {
+pub fn with_writer<T>(handle: i64, f: impl FnOnce(&mut PipelinedWriter) -> Result<T>) -> Result<T> {
     let ptr = handle as usize;
     if !live().as_ref().is_some_and(|set| set.contains(&ptr)) {
         return Err(NativeError::InvalidState(format!(
@@ -38,7 +35,7 @@ pub fn with_writer<T>(
     }
     // SAFETY: the address came from Box::into_raw in into_handle and is still registered, so
     // the box is alive; Java confines each writer to one thread, so this is the only borrow.
-    let writer = unsafe { &mut *(ptr as *mut NativeParquetWriter) };
+    let writer = unsafe { &mut *(ptr as *mut PipelinedWriter) };
     f(writer)
 }
 
@@ -49,7 +46,7 @@ pub fn free(handle: i64) {
     let removed = live().as_mut().is_some_and(|set| set.remove(&ptr));
     if removed {
         // SAFETY: removed from the registry exactly once, so this is the single owner.
-        drop(unsafe { Box::from_raw(ptr as *mut NativeParquetWriter) });
+        drop(unsafe { Box::from_raw(ptr as *mut PipelinedWriter) });
     }
 }
 

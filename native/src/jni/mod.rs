@@ -3,14 +3,16 @@
 //! ```text
 //!  Java (task thread)                         Rust
 //!  open(schemaAddr, json, props) ──────────►  import schema (moved) → NativeParquetWriter → handle
-//!  write(handle, arrayAddr) ───────────────►  import batch (moved) → encode → drop (release on this thread)
-//!  drain(handle, byte[]) ──────────────────►  copy pending encoded bytes into the Java array
+//!  write(handle, arrayAddr, await) ────────►  import batch (moved) → encoder pool; the batch before
+//!                                             is awaited and dropped (released) on this thread
+//!  drain(handle, byte[]) ──────────────────►  copy ready encoded bytes into the Java array
 //!  close(handle) ──────────────────────────►  footer → summary bytes (footer then drained)
 //!  free(handle) ───────────────────────────►  drop the writer (exactly once)
 //! ```
 //!
 //! Each shim converts arguments, calls the writer API and returns a primitive or array; all
-//! error handling goes through [`exception::ThrowJava`]. No Rust thread ever calls into the JVM.
+//! error handling goes through [`exception::ThrowJava`]. No Rust thread ever calls into the JVM,
+//! and Java-owned buffers are only ever released on the JNI calling thread.
 
 pub mod exception;
 pub mod handle;
@@ -19,12 +21,13 @@ use std::collections::HashMap;
 
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use jni::objects::{JByteArray, JClass, JString};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 
 use crate::error::{NativeError, Result};
 use crate::ffi::{import_batch, import_schema};
 use crate::options::WriterOptions;
+use crate::pipeline::PipelinedWriter;
 use crate::writer::NativeParquetWriter;
 use exception::{install_panic_hook, ThrowJava};
 
@@ -60,13 +63,15 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeParquetWriter_open<'local
         let props = decode_properties(&env.convert_byte_array(&properties)?)?;
         let options = WriterOptions::from_properties(props).with_iceberg_schema_json(json);
         let writer = NativeParquetWriter::try_new(schema.into(), &options)?;
-        Ok(handle::into_handle(writer))
+        Ok(handle::into_handle(PipelinedWriter::new(writer)))
     })
     .resolve::<ThrowJava>()
 }
 
-/// `static native long write(long handle, long arrayAddr)`: encodes one batch and returns the
-/// file's estimated length so far.
+/// `static native long write(long handle, long arrayAddr, boolean await)`: hands one batch to
+/// the encoder pool and returns the file's estimated length before it. Without `await` the
+/// batch's buffers stay in use until the next call on this handle (which releases them on the
+/// calling thread); with it, they are released before this returns.
 ///
 /// # Safety
 /// `array_addr` must be the address of an exported `ArrowArray` of the writer's schema; it is
@@ -77,15 +82,14 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeParquetWriter_write<'loca
     _class: JClass<'local>,
     handle: jlong,
     array_addr: jlong,
+    await_encoded: jboolean,
 ) -> jlong {
     env.with_env(|_env| -> Result<_> {
         let result = handle::with_writer(handle, |writer| {
             // SAFETY: the caller passes an exported ArrowArray it no longer owns.
-            let batch =
-                unsafe { import_batch(array_addr as *mut FFI_ArrowArray, writer.schema()) }?;
-            writer.write(&batch)?;
-            drop(batch);
-            Ok(writer.estimated_length() as jlong)
+            let schema = writer.schema();
+            let batch = unsafe { import_batch(array_addr as *mut FFI_ArrowArray, &schema) }?;
+            Ok(writer.write(batch, await_encoded)? as jlong)
         });
         if result.is_err() && array_addr != 0 {
             // The handle may have been rejected before the batch was imported: release it now.
@@ -123,15 +127,12 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_drain<'local>(
     env.with_env(|env| -> Result<_> {
         let capacity = dst.len(env)?;
         handle::with_writer(handle, |writer| {
-            let chunk = writer.peek_output(capacity);
-            let n = chunk.len();
-            if n > 0 {
+            let n = writer.drain_with(capacity, |chunk| {
                 // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
                 let signed: &[i8] =
-                    unsafe { std::slice::from_raw_parts(chunk.as_ptr().cast::<i8>(), n) };
-                dst.set_region(env, 0, signed)?;
-                writer.consume_output(n);
-            }
+                    unsafe { std::slice::from_raw_parts(chunk.as_ptr().cast::<i8>(), chunk.len()) };
+                Ok(dst.set_region(env, 0, signed)?)
+            })?;
             Ok(n as jint)
         })
     })

@@ -46,7 +46,9 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
   private final int batchRows;
 
   private BufferAllocator allocator;
+  // Two batches: native code encodes one while rows are copied into the other.
   private RowDataArrowWriter batch;
+  private RowDataArrowWriter otherBatch;
   private NativeFileWriter fileWriter;
   private long rowCount = 0L;
   private boolean closed = false;
@@ -154,6 +156,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     this.allocator = ArrowMemory.newWriterAllocator("frazil:" + file.location());
     try {
       this.batch = new RowDataArrowWriter(schema, flinkType, allocator);
+      this.otherBatch = new RowDataArrowWriter(schema, flinkType, allocator);
       this.fileWriter = new NativeFileWriter(file, schema, properties, overwrite, allocator);
     } catch (RuntimeException e) {
       release();
@@ -163,7 +166,11 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
 
   private void flushBatch() {
     batch.finishBatch();
-    fileWriter.write(batch.root(), allocator);
+    fileWriter.write(batch.root(), allocator, false, batch.bufferedBytes());
+    // Native code now holds this batch and has released the other one: fill that one next.
+    RowDataArrowWriter inFlight = batch;
+    this.batch = otherBatch;
+    this.otherBatch = inFlight;
     batch.reset();
   }
 
@@ -176,6 +183,9 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       try {
         if (batch != null) {
           batch.close();
+        }
+        if (otherBatch != null) {
+          otherBatch.close();
         }
       } finally {
         if (allocator != null) {

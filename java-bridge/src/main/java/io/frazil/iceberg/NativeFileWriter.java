@@ -36,6 +36,7 @@ final class NativeFileWriter implements AutoCloseable {
   private PositionOutputStream out;
   private long bytesOut = 0L;
   private long estimatedLength = 0L;
+  private long inFlightBytes = 0L;
 
   NativeFileWriter(
       OutputFile file,
@@ -59,8 +60,12 @@ final class NativeFileWriter implements AutoCloseable {
     this.exportedBatch = ArrowArray.allocateNew(allocator);
   }
 
-  /** Encodes the batch in {@code root}; the caller may reuse its vectors afterwards. */
-  void write(VectorSchemaRoot root, BufferAllocator allocator) {
+  /**
+   * Encodes the batch in {@code root}. With {@code await} the caller may reuse the vectors as soon
+   * as this returns; without it they stay in use by native code until the next call to this writer
+   * returns, so the caller alternates between two batches.
+   */
+  void write(VectorSchemaRoot root, BufferAllocator allocator, boolean await, long rootBytes) {
     if (root.getRowCount() == 0) {
       return;
     }
@@ -77,7 +82,9 @@ final class NativeFileWriter implements AutoCloseable {
     }
     try {
       Data.exportVectorSchemaRoot(allocator, root, null, exportedBatch);
-      this.estimatedLength = nativeWriter.writeBatch(exportedBatch.memoryAddress());
+      this.estimatedLength = nativeWriter.writeBatch(exportedBatch.memoryAddress(), await);
+      // The estimate covers the batches before this one; count this one's raw size meanwhile.
+      this.inFlightBytes = await ? 0L : rootBytes;
     } finally {
       releaseIfNotTaken(exportedBatch);
     }
@@ -86,7 +93,7 @@ final class NativeFileWriter implements AutoCloseable {
 
   /** Bytes the file would have if closed now (exact after {@link #finish()}). */
   long estimatedLength() {
-    return estimatedLength;
+    return estimatedLength + inFlightBytes;
   }
 
   /** Writes the footer, closes the stream and returns the native summary. */
@@ -106,6 +113,7 @@ final class NativeFileWriter implements AutoCloseable {
               + summary.fileSize());
     }
     this.estimatedLength = summary.fileSize();
+    this.inFlightBytes = 0L;
     return summary;
   }
 

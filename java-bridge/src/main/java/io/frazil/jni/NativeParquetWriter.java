@@ -44,11 +44,15 @@ public final class NativeParquetWriter implements AutoCloseable {
   }
 
   /**
-   * Encodes one exported batch ({@code ArrowArray} address, consumed) and returns the file's
-   * estimated length so far.
+   * Hands one exported batch ({@code ArrowArray} address, consumed) to the native encoder pool and
+   * returns the file's estimated length before it.
+   *
+   * @param await when false the batch's buffers stay in use by native code until the next call on
+   *     this writer returns (which releases them on the calling thread), so the caller must fill
+   *     another batch meanwhile; when true they are released before this returns
    */
-  public long writeBatch(long arrayAddress) {
-    return write(ensureOpen("write a batch"), arrayAddress);
+  public long writeBatch(long arrayAddress, boolean await) {
+    return write(ensureOpen("write a batch"), arrayAddress, await);
   }
 
   /** Written bytes plus the estimated encoded size of the open row group. */
@@ -123,8 +127,12 @@ public final class NativeParquetWriter implements AutoCloseable {
   /** Consumes the schema struct at {@code schemaAddr}; returns a writer handle. */
   static native long open(long schemaAddr, byte[] icebergSchemaJson, byte[] properties);
 
-  /** Consumes the array struct at {@code arrayAddr}; returns the estimated file length. */
-  static native long write(long handle, long arrayAddr);
+  /**
+   * Consumes the array struct at {@code arrayAddr} and queues it for encoding; returns the
+   * estimated file length before it. Without {@code await} its buffers are released by the next
+   * call on the handle.
+   */
+  static native long write(long handle, long arrayAddr, boolean await);
 
   static native long estimatedLength(long handle);
 
