@@ -18,7 +18,7 @@ demo: jvm
 	$(MVN) -q -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
-test: lint test-rust test-java run-bench-smoke
+test: lint test-rust test-java run-bench-smoke run-validate-smoke
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -54,3 +54,23 @@ bench-smoke: jvm run-bench-smoke
 
 run-bench-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.args="--smoke --out $(CURDIR)/bench/target/smoke"
+
+## Build facts behind every result (scripts/environment.py): rustc/cargo, linked crate versions,
+## JDK, Maven, Flink/Iceberg/arrow-java, release profile, artifact SHA-256s, git, machine.
+.PHONY: environment validate run-validate-smoke
+PYTHON ?= python3
+
+environment: native jvm
+	$(PYTHON) scripts/environment.py --out $(CURDIR)/environment.json
+
+## One command that proves a build writes correct tables (validation/README.md): Flink jobs with
+## stock vs Frazil tables and a file-level type matrix; writes validation/report.md + report.json
+## (+ a copy of environment.json); exits non-zero on any failure.
+validate: environment
+	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--out $(CURDIR)/validation --work $(CURDIR)/validation/target/work --environment $(CURDIR)/environment.json"
+
+## Under a minute after the build (no rebuild): environment.json tests + the smoke subset.
+run-validate-smoke:
+	$(PYTHON) scripts/test_environment.py
+	$(PYTHON) scripts/environment.py --out $(CURDIR)/validation/target/smoke/environment.json
+	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--smoke --out $(CURDIR)/validation/target/smoke --environment $(CURDIR)/validation/target/smoke/environment.json"

@@ -15,6 +15,7 @@
 //! * [`options`] — `write.parquet.*` properties → arrow-rs `WriterProperties`.
 //! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
 //! * [`pipeline`] — encoding on a pool thread while the caller fills its next batch.
+//! * [`encoder`] — row groups encoded column by column on several threads.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
 //! * [`ffi`] — Arrow C Data import.
@@ -23,6 +24,7 @@
 
 pub mod allocator;
 pub mod dictionary;
+pub mod encoder;
 pub mod error;
 pub mod ffi;
 pub mod jni;

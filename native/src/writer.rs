@@ -37,11 +37,11 @@ use std::sync::Arc;
 use arrow::array::{make_array, Array, AsArray, MutableArrayData, RecordBatch};
 use arrow::compute::concat_batches;
 use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
-use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
 
 use parquet::schema::types::SchemaDescriptor;
 
 use crate::dictionary;
+use crate::encoder::ColumnParallelEncoder;
 use crate::error::{NativeError, Result};
 use crate::options::WriterOptions;
 use crate::schema::parquet_schema;
@@ -143,7 +143,7 @@ pub struct NativeParquetWriter {
     options: WriterOptions,
     /// Created once the first page's worth of rows is known, which decides the dictionary
     /// columns (see [`dictionary`]).
-    writer: Option<ArrowWriter<OutputBuffer>>,
+    writer: Option<ColumnParallelEncoder<OutputBuffer>>,
     /// Copies of the batches seen before the writer exists (at most one page of rows).
     first_rows: Vec<RecordBatch>,
     first_row_count: usize,
@@ -180,7 +180,7 @@ impl NativeParquetWriter {
     fn writer(
         &mut self,
         first_batch: Option<&RecordBatch>,
-    ) -> Result<&mut ArrowWriter<OutputBuffer>> {
+    ) -> Result<&mut ColumnParallelEncoder<OutputBuffer>> {
         if self.writer.is_none() {
             let no_dictionary = first_batch
                 .map(dictionary::columns_without_dictionary_benefit)
@@ -188,16 +188,12 @@ impl NativeParquetWriter {
             let properties = self
                 .options
                 .to_writer_properties(&self.descriptor, &no_dictionary)?;
-            let writer_options = ArrowWriterOptions::new()
-                .with_properties(properties)
-                .with_skip_arrow_metadata(true)
-                .with_parquet_schema(self.descriptor.clone());
-            let writer = ArrowWriter::try_new_with_options(
+            let writer = ColumnParallelEncoder::try_new(
                 OutputBuffer::default(),
                 Arc::clone(&self.schema),
-                writer_options,
-            )
-            .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
+                &self.descriptor,
+                properties,
+            )?;
             self.writer = Some(writer);
         }
         Ok(self.writer.as_mut().expect("writer created above"))
@@ -240,16 +236,12 @@ impl NativeParquetWriter {
 
     fn encode(&mut self, batch: &RecordBatch) -> Result<()> {
         let writer = self.writer.as_mut().expect("writer exists");
-        writer
-            .write(batch)
-            .map_err(|e| NativeError::parquet("encoding a batch", e))?;
+        writer.write(batch)?;
         // Cut the row group the way parquet-java does: by the bytes it holds (encoded pages
         // plus the open pages), not by arrow-rs's compressed-size estimate, which lags far
         // behind until pages close.
         if writer.memory_size() >= self.row_group_bytes {
-            writer
-                .flush()
-                .map_err(|e| NativeError::parquet("closing a row group", e))?;
+            writer.flush()?;
         }
         Ok(())
     }
@@ -278,7 +270,7 @@ impl NativeParquetWriter {
     /// group (before the writer exists, the raw size of the rows held). Exact once closed.
     pub fn estimated_length(&self) -> u64 {
         match self.writer.as_ref() {
-            Some(w) => (w.bytes_written() + w.in_progress_size()) as u64,
+            Some(w) => w.estimated_length() as u64,
             None => self
                 .first_rows
                 .iter()
@@ -322,9 +314,7 @@ impl NativeParquetWriter {
                 self.flush_first_rows()?;
             }
             let writer = self.writer(None)?;
-            let metadata = writer
-                .finish()
-                .map_err(|e| NativeError::parquet("finishing the Parquet file", e))?;
+            let metadata = writer.finish()?;
             let size = writer.bytes_written() as i64;
             let floats = self
                 .floats

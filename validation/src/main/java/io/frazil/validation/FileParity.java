@@ -1,0 +1,433 @@
+package io.frazil.validation;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+
+import io.frazil.iceberg.ArrowMemory;
+import io.frazil.iceberg.FrazilParquet;
+import io.frazil.jni.NativeParquetWriter;
+import java.io.File;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.Files;
+import org.apache.iceberg.Metrics;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.data.FlinkParquetWriters;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * File level: the same generated rows written by stock Iceberg ({@code Parquet.write} with {@code
+ * FlinkParquetWriters}) and by Frazil, over a type matrix × metrics modes × writer properties
+ * (adapted from java-bridge's TestParquetParity and ParityHarness).
+ */
+final class FileParity {
+  static final String GROUP = "file-level";
+
+  static final Schema PRIMITIVES =
+      new Schema(
+          optional(1, "b", Types.BooleanType.get()),
+          optional(2, "i", Types.IntegerType.get()),
+          optional(3, "l", Types.LongType.get()),
+          optional(4, "f", Types.FloatType.get()),
+          optional(5, "d", Types.DoubleType.get()),
+          optional(6, "dec1", Types.DecimalType.of(1, 0)),
+          optional(7, "dec9", Types.DecimalType.of(9, 2)),
+          optional(8, "dec10", Types.DecimalType.of(10, 3)),
+          optional(9, "dec18", Types.DecimalType.of(18, 4)),
+          optional(10, "dec19", Types.DecimalType.of(19, 5)),
+          optional(11, "dec38", Types.DecimalType.of(38, 10)),
+          optional(12, "date", Types.DateType.get()),
+          optional(13, "time", Types.TimeType.get()),
+          optional(14, "ts", Types.TimestampType.withoutZone()),
+          optional(15, "tstz", Types.TimestampType.withZone()),
+          optional(16, "s", Types.StringType.get()),
+          optional(17, "u", Types.UUIDType.get()),
+          optional(18, "fx", Types.FixedType.ofLength(7)),
+          optional(19, "bin", Types.BinaryType.get()),
+          optional(20, "odd-name", Types.StringType.get()));
+
+  static final Schema REQUIRED =
+      new Schema(
+          required(1, "id", Types.LongType.get()),
+          required(2, "i", Types.IntegerType.get()),
+          required(3, "d", Types.DoubleType.get()),
+          required(4, "s", Types.StringType.get()),
+          required(5, "dec", Types.DecimalType.of(12, 2)),
+          required(6, "u", Types.UUIDType.get()),
+          required(7, "ts", Types.TimestampType.withZone()));
+
+  static final Schema NESTED =
+      new Schema(
+          required(1, "id", Types.LongType.get()),
+          optional(2, "f", Types.FloatType.get()),
+          optional(
+              3,
+              "st",
+              Types.StructType.of(
+                  optional(4, "a", Types.IntegerType.get()),
+                  required(5, "b", Types.StringType.get()),
+                  optional(
+                      6,
+                      "inner",
+                      Types.StructType.of(optional(7, "c", Types.DecimalType.of(20, 2)))))),
+          optional(8, "ints", Types.ListType.ofOptional(9, Types.IntegerType.get())),
+          optional(
+              10,
+              "points",
+              Types.ListType.ofRequired(
+                  11,
+                  Types.StructType.of(
+                      required(12, "x", Types.DoubleType.get()),
+                      optional(13, "label", Types.StringType.get())))),
+          optional(
+              14,
+              "props",
+              Types.MapType.ofOptional(15, 16, Types.StringType.get(), Types.LongType.get())),
+          required(
+              17,
+              "nested_map",
+              Types.MapType.ofRequired(
+                  18,
+                  19,
+                  Types.IntegerType.get(),
+                  Types.ListType.ofOptional(20, Types.StringType.get()))));
+
+  static final Schema V3_TYPES =
+      new Schema(
+          required(1, "id", Types.IntegerType.get()),
+          optional(2, "ts_ns", Types.TimestampNanoType.withoutZone()),
+          optional(3, "tstz_ns", Types.TimestampNanoType.withZone()));
+
+  /** One file-level case. */
+  record Case(
+      String schemaName,
+      Schema schema,
+      double nullRate,
+      int rows,
+      Map<String, String> props,
+      String metricsName,
+      MetricsConfig metrics) {
+    String name() {
+      String extra =
+          props.isEmpty()
+              ? ""
+              : " · "
+                  + props.entrySet().stream()
+                      .map(e -> e.getKey().replace("write.parquet.", "") + "=" + e.getValue())
+                      .sorted()
+                      .reduce((a, b) -> a + "," + b)
+                      .orElse("");
+      return String.format(
+          Locale.ROOT,
+          "%s · metrics=%s · nulls=%s · %d rows%s",
+          schemaName,
+          metricsName,
+          nullRate,
+          rows,
+          extra);
+    }
+  }
+
+  private FileParity() {}
+
+  static MetricsConfig metrics(String mode) {
+    return MetricsConfig.fromProperties(Map.of("write.metadata.metrics.default", mode));
+  }
+
+  static Map<String, MetricsConfig> metricsModes() {
+    Map<String, MetricsConfig> configs = new LinkedHashMap<>();
+    configs.put("default", MetricsConfig.getDefault());
+    configs.put("none", metrics("none"));
+    configs.put("counts", metrics("counts"));
+    configs.put("full", metrics("full"));
+    configs.put("truncate(4)", metrics("truncate(4)"));
+    configs.put(
+        "per-column",
+        MetricsConfig.fromProperties(
+            Map.of(
+                "write.metadata.metrics.default", "counts",
+                "write.metadata.metrics.column.s", "full",
+                "write.metadata.metrics.column.bin", "truncate(2)",
+                "write.metadata.metrics.column.l", "none",
+                "write.metadata.metrics.column.st.b", "truncate(3)",
+                "write.metadata.metrics.column.points.x", "full")));
+    return configs;
+  }
+
+  static List<Case> cases(boolean smoke) {
+    List<Case> cases = new ArrayList<>();
+    if (smoke) {
+      for (String mode : new String[] {"default", "full"}) {
+        cases.add(
+            new Case(
+                "primitives", PRIMITIVES, 0.2, 2000, Map.of(), mode, metricsModes().get(mode)));
+      }
+      return cases;
+    }
+    Map<String, Schema> schemas = new LinkedHashMap<>();
+    schemas.put("primitives", PRIMITIVES);
+    schemas.put("required", REQUIRED);
+    schemas.put("nested", NESTED);
+    schemas.put("v3-types", V3_TYPES);
+    for (Map.Entry<String, Schema> schema : schemas.entrySet()) {
+      for (Map.Entry<String, MetricsConfig> config : metricsModes().entrySet()) {
+        cases.add(
+            new Case(
+                schema.getKey(),
+                schema.getValue(),
+                0.2,
+                3000,
+                Map.of(),
+                config.getKey(),
+                config.getValue()));
+      }
+    }
+    // Several row groups, all-null columns, data page v2, another level, stats off, snappy.
+    cases.add(
+        new Case(
+            "primitives",
+            PRIMITIVES,
+            0.1,
+            20000,
+            Map.of("write.parquet.row-group-size-bytes", "65536"),
+            "default",
+            MetricsConfig.getDefault()));
+    cases.add(
+        new Case(
+            "nested",
+            NESTED,
+            0.1,
+            20000,
+            Map.of("write.parquet.row-group-size-bytes", "65536"),
+            "full",
+            metrics("full")));
+    cases.add(new Case("primitives", PRIMITIVES, 1.0, 500, Map.of(), "full", metrics("full")));
+    cases.add(
+        new Case(
+            "primitives",
+            PRIMITIVES,
+            0.3,
+            3000,
+            Map.of(
+                "write.parquet.page-version", "v2",
+                "write.parquet.compression-level", "9",
+                "write.parquet.stats-enabled.column.s", "false",
+                "write.parquet.stats-enabled.column.f", "false"),
+            "default",
+            MetricsConfig.getDefault()));
+    cases.add(
+        new Case(
+            "primitives",
+            PRIMITIVES,
+            0.3,
+            3000,
+            Map.of("write.parquet.compression-codec", "snappy"),
+            "default",
+            MetricsConfig.getDefault()));
+    return cases;
+  }
+
+  /** What one writer produced. */
+  private record Written(File file, Metrics metrics, List<Long> splitOffsets, long length) {}
+
+  static CaseResult run(Case c, File dir) {
+    CaseResult result = new CaseResult(GROUP, c.name());
+    result.params.put("schema", c.schemaName());
+    result.params.put("metrics", c.metricsName());
+    result.params.put("null_rate", c.nullRate());
+    result.params.put("rows", c.rows());
+    result.params.put("properties", new java.util.TreeMap<>(c.props()));
+    Check rows = result.check(CaseResult.ROWS);
+    Check footer = result.check(CaseResult.FOOTER);
+    Check metrics = result.check(CaseResult.METRICS);
+    Check resources = result.check(CaseResult.RESOURCES);
+    result.check(CaseResult.DELETES).notApplicable("file level: data files only");
+    long start = System.nanoTime();
+    String stage = "write";
+    try {
+      List<RowData> input =
+          new RowDataGenerator(c.schemaName().hashCode(), c.nullRate()).rows(c.schema(), c.rows());
+      Map<String, String> props = new LinkedHashMap<>(c.props());
+      // Tables created by Iceberg >= 1.4 persist zstd; without it stock would fall back to gzip.
+      props.putIfAbsent("write.parquet.compression-codec", "zstd");
+      File caseDir = new File(dir, "case-" + Integer.toHexString(c.name().hashCode()));
+      if (!caseDir.mkdirs() && !caseDir.isDirectory()) {
+        throw new IOException("cannot create " + caseDir);
+      }
+      Written stock =
+          writeStock(new File(caseDir, "stock.parquet"), c.schema(), input, props, c.metrics());
+      Written frazil =
+          writeFrazil(new File(caseDir, "frazil.parquet"), c.schema(), input, props, c.metrics());
+      resources(resources);
+
+      stage = "read back";
+      List<Record> expected = read(stock.file(), c.schema());
+      List<Record> actual = read(frazil.file(), c.schema());
+      rows.set("input", input.size());
+      rows.set("stock", expected.size());
+      rows.set("frazil", actual.size());
+      rows.equal(c.rows(), expected.size(), "stock rows read back");
+      rows.equal(c.rows(), actual.size(), "Frazil rows read back");
+      int mismatches = 0;
+      for (int i = 0; i < Math.min(expected.size(), actual.size()); i += 1) {
+        if (!expected.get(i).equals(actual.get(i))) {
+          mismatches += 1;
+          rows.fail("row " + i + ": stock " + expected.get(i) + " != Frazil " + actual.get(i));
+        }
+      }
+      rows.expect(mismatches == 0, "%d rows differ", mismatches);
+      rows.note(String.format(Locale.ROOT, "%d = %d rows", expected.size(), actual.size()));
+
+      stage = "footer";
+      ParquetMetadata stockFooter = ParquetChecks.footer(stock.file().getAbsolutePath());
+      ParquetMetadata frazilFooter = ParquetChecks.footer(frazil.file().getAbsolutePath());
+      String codec = props.get("write.parquet.compression-codec").toUpperCase(Locale.ROOT);
+      ParquetChecks.nativeFooterWitnesses(footer, frazilFooter, c.schema(), "frazil", codec);
+      MessageType stockSchema = stockFooter.getFileMetaData().getSchema();
+      MessageType frazilSchema = frazilFooter.getFileMetaData().getSchema();
+      ParquetChecks.sameType(
+          footer,
+          stockSchema,
+          frazilSchema,
+          stockSchema.getName(),
+          !ParquetChecks.hasFloatingPointColumns(stockSchema));
+      footer.equal(
+          stockFooter.getFileMetaData().getKeyValueMetaData(),
+          frazilFooter.getFileMetaData().getKeyValueMetaData(),
+          "key-value metadata (stock vs Frazil)");
+      footer.expect(
+          stockFooter.getFileMetaData().getCreatedBy().startsWith(ParquetChecks.STOCK_CREATED_BY),
+          "stock created_by is '%s'",
+          stockFooter.getFileMetaData().getCreatedBy());
+      footer.equal(
+          stockFooter.getBlocks().stream().mapToLong(b -> b.getRowCount()).sum(),
+          frazilFooter.getBlocks().stream().mapToLong(b -> b.getRowCount()).sum(),
+          "footer row count");
+      if (stockFooter.getBlocks().size() > 1) {
+        footer.expect(
+            frazilFooter.getBlocks().size() > 1,
+            "stock wrote %d row groups, Frazil %d",
+            stockFooter.getBlocks().size(),
+            frazilFooter.getBlocks().size());
+      }
+      footer.note(
+          String.format(
+              Locale.ROOT,
+              "%d nodes, %d row groups",
+              footer.get("schema nodes"),
+              frazilFooter.getBlocks().size()));
+
+      stage = "metrics";
+      ParquetChecks.sameMetrics(metrics, stock.metrics(), frazil.metrics(), "stock vs Frazil");
+      Metrics imported = ParquetUtil.fileMetrics(Files.localInput(frazil.file()), c.metrics());
+      Set<Integer> floats = ParquetChecks.floatingPointIds(c.schema());
+      Metrics m = frazil.metrics();
+      ParquetChecks.agreesWithFooter(
+          metrics,
+          m.recordCount(),
+          m.columnSizes(),
+          m.valueCounts(),
+          m.nullValueCounts(),
+          m.lowerBounds(),
+          m.upperBounds(),
+          imported,
+          floats,
+          "Frazil vs ParquetUtil.fileMetrics");
+      metrics.equal(
+          ParquetChecks.rowGroupStarts(frazilFooter), frazil.splitOffsets(), "split offsets");
+      metrics.equal(frazil.file().length(), frazil.length(), "length() after close");
+      metrics.note(
+          String.format(
+              Locale.ROOT,
+              "%d fields, %d split offsets",
+              m.valueCounts() == null ? 0 : m.valueCounts().size(),
+              frazil.splitOffsets().size()));
+    } catch (Throwable t) {
+      Check target =
+          stage.equals("write") || stage.equals("read back")
+              ? rows
+              : stage.equals("footer") ? footer : metrics;
+      target.failWith(stage, t);
+    } finally {
+      resources(resources);
+      resources.note(resources.get("checks") + " checks");
+      result.millis = (System.nanoTime() - start) / 1_000_000;
+      result.close();
+    }
+    return result;
+  }
+
+  static void resources(Check check) {
+    check.count("checks", 1);
+    check.equal(0L, ArrowMemory.allocatedBytes(), "Arrow bytes left allocated");
+    check.equal(0L, NativeParquetWriter.liveWriterCount(), "native writers left open");
+  }
+
+  private static Written writeStock(
+      File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
+      throws IOException {
+    RowType rowType = FlinkSchemaUtil.convert(schema);
+    FileAppender<RowData> appender =
+        Parquet.write(Files.localOutput(file))
+            .schema(schema)
+            .createWriterFunc(msgType -> FlinkParquetWriters.buildWriter(rowType, msgType))
+            .setAll(props)
+            .metricsConfig(config)
+            .overwrite()
+            .build();
+    return finish(file, appender, rows);
+  }
+
+  private static Written writeFrazil(
+      File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
+      throws IOException {
+    FileAppender<RowData> appender =
+        FrazilParquet.write(Files.localOutput(file))
+            .schema(schema)
+            .setAll(props)
+            .metricsConfig(config)
+            .overwrite()
+            .batchRows(1000)
+            .buildRowData();
+    return finish(file, appender, rows);
+  }
+
+  private static Written finish(File file, FileAppender<RowData> appender, List<RowData> rows)
+      throws IOException {
+    try (FileAppender<RowData> closing = appender) {
+      for (RowData row : rows) {
+        closing.add(row);
+      }
+    }
+    return new Written(file, appender.metrics(), appender.splitOffsets(), appender.length());
+  }
+
+  private static List<Record> read(File file, Schema schema) throws IOException {
+    try (CloseableIterable<Record> records =
+        Parquet.read(Files.localInput(file))
+            .project(schema)
+            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+            .build()) {
+      List<Record> out = new ArrayList<>();
+      records.forEach(out::add);
+      return out;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+package io.frazil.validation;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericArrayData;
+import org.apache.flink.table.data.GenericMapData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Copied from java-bridge's test RowDataGenerator. Fixed-seed Flink rows for any Iceberg schema,
+ * biased towards the values metrics get wrong: NaN and signed zeros, decimal edge precisions,
+ * non-ASCII and long strings, empty strings and binaries, nulls (including whole null structs) in
+ * optional fields.
+ */
+final class RowDataGenerator {
+  private static final String[] WORDS = {
+    "",
+    "a",
+    "iceberg",
+    "ÿüé",
+    "日本語のテキスト",
+    "𝄞 music",
+    "zzzzzzzzzzzzzzzzzzzzzzzz",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff"
+        + "\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff\u00ff"
+  };
+
+  private final Random random;
+  private final double nullRate;
+
+  RowDataGenerator(long seed, double nullRate) {
+    this.random = new Random(seed);
+    this.nullRate = nullRate;
+  }
+
+  List<RowData> rows(Schema schema, int count) {
+    List<RowData> rows = new java.util.ArrayList<>(count);
+    for (int i = 0; i < count; i += 1) {
+      rows.add(struct(schema.asStruct()));
+    }
+    return rows;
+  }
+
+  private GenericRowData struct(Types.StructType struct) {
+    List<Types.NestedField> fields = struct.fields();
+    GenericRowData row = new GenericRowData(fields.size());
+    for (int i = 0; i < fields.size(); i += 1) {
+      row.setField(i, field(fields.get(i)));
+    }
+    return row;
+  }
+
+  private Object field(Types.NestedField field) {
+    if (field.isOptional() && random.nextDouble() < nullRate) {
+      return null;
+    }
+    return value(field.type());
+  }
+
+  private Object value(Type type) {
+    switch (type.typeId()) {
+      case BOOLEAN:
+        return random.nextBoolean();
+      case INTEGER:
+        return pick(Integer.MIN_VALUE, Integer.MAX_VALUE, 0, -1, random.nextInt());
+      case LONG:
+        return pick(Long.MIN_VALUE, Long.MAX_VALUE, 0L, -1L, random.nextLong());
+      case FLOAT:
+        return pick(Float.NaN, -0.0f, 0.0f, Float.NEGATIVE_INFINITY, random.nextFloat() * 100 - 50);
+      case DOUBLE:
+        return pick(Double.NaN, -0.0d, 0.0d, Double.MAX_VALUE, random.nextGaussian() * 1e6);
+      case DATE:
+        return random.nextInt(40000) - 10000;
+      case TIME:
+        return random.nextInt(86_400_000);
+      case TIMESTAMP:
+        return TimestampData.fromEpochMillis(
+            random.nextLong() % 4_000_000_000_000L, random.nextInt(1_000_000));
+      case TIMESTAMP_NANO:
+        return TimestampData.fromEpochMillis(
+            random.nextLong() % 4_000_000_000_000L, random.nextInt(1_000_000));
+      case STRING:
+        return StringData.fromString(
+            random.nextInt(3) == 0
+                ? WORDS[random.nextInt(WORDS.length)]
+                : WORDS[random.nextInt(WORDS.length)] + random.nextInt(1000));
+      case UUID:
+        return uuidBytes(new UUID(random.nextLong(), random.nextLong()));
+      case FIXED:
+        return bytes(((Types.FixedType) type).length());
+      case BINARY:
+        return bytes(random.nextInt(24));
+      case DECIMAL:
+        return decimal((Types.DecimalType) type);
+      case STRUCT:
+        return struct(type.asStructType());
+      case LIST:
+        {
+          Types.ListType list = type.asListType();
+          Object[] elements = new Object[random.nextInt(4)];
+          for (int i = 0; i < elements.length; i += 1) {
+            elements[i] = field(list.fields().get(0));
+          }
+          return new GenericArrayData(elements);
+        }
+      case MAP:
+        {
+          Types.MapType map = type.asMapType();
+          Map<Object, Object> entries = new java.util.LinkedHashMap<>();
+          int size = random.nextInt(4);
+          for (int i = 0; i < size; i += 1) {
+            entries.put(value(map.keyType()), field(map.fields().get(1)));
+          }
+          return new GenericMapData(entries);
+        }
+      default:
+        throw new UnsupportedOperationException("No generator for " + type);
+    }
+  }
+
+  private DecimalData decimal(Types.DecimalType type) {
+    int precision = type.precision();
+    BigInteger limit = BigInteger.TEN.pow(precision).subtract(BigInteger.ONE);
+    BigInteger unscaled;
+    switch (random.nextInt(5)) {
+      case 0:
+        unscaled = limit;
+        break;
+      case 1:
+        unscaled = limit.negate();
+        break;
+      case 2:
+        unscaled = BigInteger.ZERO;
+        break;
+      default:
+        unscaled = new BigInteger(precision * 3, random).mod(limit);
+        if (random.nextBoolean()) {
+          unscaled = unscaled.negate();
+        }
+    }
+    return DecimalData.fromBigDecimal(
+        new BigDecimal(unscaled, type.scale()), precision, type.scale());
+  }
+
+  @SafeVarargs
+  private final <T> T pick(T... choices) {
+    // The last choice is the "random" one: make it the common case.
+    int index = random.nextInt(choices.length * 2);
+    return choices[Math.min(index, choices.length - 1)];
+  }
+
+  private byte[] bytes(int length) {
+    byte[] bytes = new byte[length];
+    if (random.nextInt(4) == 0) {
+      java.util.Arrays.fill(bytes, (byte) 0xFF);
+    } else {
+      random.nextBytes(bytes);
+    }
+    return bytes;
+  }
+
+  private static byte[] uuidBytes(UUID uuid) {
+    ByteBuffer buffer = ByteBuffer.allocate(16);
+    buffer.putLong(uuid.getMostSignificantBits());
+    buffer.putLong(uuid.getLeastSignificantBits());
+    return buffer.array();
+  }
+}
