@@ -1,7 +1,10 @@
 //! The global allocator and its one tuning.
 //!
 //! mimalloc is built with `local_dynamic_tls`: this library is `dlopen`ed by the JVM, where the
-//! initial-exec TLS model can fail with "cannot allocate memory in static TLS block".
+//! initial-exec TLS model can fail with "cannot allocate memory in static TLS block". It is
+//! mimalloc v2: v3 (the crate's default) crashed in `mi_thread_init` when several JVM threads
+//! made their first allocation at once in the `dlopen`ed library (a SIGSEGV seen under Iceberg's
+//! TestFlinkIcebergSinkV2 with four writer subtasks).
 //!
 //! Each data file allocates and frees megabytes of page and row-group buffers. With mimalloc's
 //! default 10 ms purge delay that memory goes back to the OS between files and the next file

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{
     EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterVersion,
@@ -112,9 +112,18 @@ impl WriterOptions {
                 Ok(Compression::ZSTD(level))
             }
             "uncompressed" | "none" => Ok(Compression::UNCOMPRESSED),
+            "gzip" => {
+                // parquet-java's gzip (Hadoop's zlib codec) uses zlib's default level, 6.
+                let level = u32::try_from(level.unwrap_or(6)).map_err(|_| {
+                    NativeError::InvalidArgument(format!("{LEVEL} for gzip must be 0..=9"))
+                })?;
+                let level = GzipLevel::try_new(level)
+                    .map_err(|e| NativeError::parquet(format!("setting {LEVEL}"), e))?;
+                Ok(Compression::GZIP(level))
+            }
             "snappy" => Ok(Compression::SNAPPY),
             other => Err(NativeError::Unsupported(format!(
-                "{CODEC}={other} (supported: zstd, snappy, uncompressed)"
+                "{CODEC}={other} (supported: zstd, gzip, snappy, uncompressed)"
             ))),
         }
     }

@@ -24,7 +24,7 @@ import org.apache.iceberg.relocated.com.google.common.collect.Maps;
  * appender otherwise. Delete files always go to Iceberg.
  */
 final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
-  private static final String[] NATIVE_CODECS = {"zstd", "snappy", "uncompressed"};
+  private static final String[] NATIVE_CODECS = {"zstd", "gzip", "snappy", "uncompressed"};
 
   private final EncryptedOutputFile file;
   private final ModelWriteBuilder<RowData, RowType> delegate;

@@ -58,6 +58,14 @@ final class NativeFileWriter implements AutoCloseable {
       exportedSchema.close();
     }
     this.exportedBatch = ArrowArray.allocateNew(allocator);
+    // Create the file now (the first row has arrived): Iceberg's task writers expect a file they
+    // are writing to exist, e.g. so that abort() finds and deletes it.
+    try {
+      stream();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   /**
@@ -136,7 +144,7 @@ final class NativeFileWriter implements AutoCloseable {
 
   private PositionOutputStream stream() {
     if (out == null) {
-      // Opened at the first bytes, so an appender that never gets a row creates no file.
+      // Opened with the first row (never for an appender that gets none).
       this.out = overwrite ? file.createOrOverwrite() : file.create();
     }
     return out;

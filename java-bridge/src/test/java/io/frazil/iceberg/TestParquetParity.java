@@ -210,6 +210,15 @@ public class TestParquetParity {
             MetricsConfig.getDefault()));
     cases.add(
         Arguments.of(
+            "nested",
+            NESTED,
+            0.3,
+            3000,
+            ImmutableMap.of("write.parquet.compression-codec", "gzip"),
+            "default",
+            MetricsConfig.getDefault()));
+    cases.add(
+        Arguments.of(
             "primitives",
             PRIMITIVES,
             0.3,

@@ -159,6 +159,36 @@ public class TestNativeParquetWriter {
   }
 
   @Test
+  public void manyFreshThreadsOpenWritersAtOnce() throws Exception {
+    // Each new thread's first native allocation initializes allocator thread state; doing that
+    // on many threads at once once crashed the JVM (mimalloc v3 in a dlopen'ed library).
+    int threads = 32;
+    java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+    java.util.List<Thread> workers = new java.util.ArrayList<>();
+    java.util.List<Throwable> failures =
+        java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    for (int t = 0; t < threads; t += 1) {
+      Thread worker =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  writesAndFinishesAFile();
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              });
+      worker.start();
+      workers.add(worker);
+    }
+    start.countDown();
+    for (Thread worker : workers) {
+      worker.join();
+    }
+    assertThat(failures).isEmpty();
+  }
+
+  @Test
   public void panicBecomesAJavaExceptionAndTheJvmLivesOn() {
     NativeLoader.load();
     for (int i = 0; i < 3; i += 1) {
