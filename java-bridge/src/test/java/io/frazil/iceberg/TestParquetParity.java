@@ -5,6 +5,7 @@ import static org.apache.iceberg.types.Types.NestedField.required;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.RowDataGenerator;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;

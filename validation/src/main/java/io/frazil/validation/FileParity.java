@@ -6,6 +6,7 @@ import static org.apache.iceberg.types.Types.NestedField.required;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.FrazilParquet;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.RowDataGenerator;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;

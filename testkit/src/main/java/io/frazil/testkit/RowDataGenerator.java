@@ -1,4 +1,4 @@
-package io.frazil.iceberg;
+package io.frazil.testkit;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -25,7 +25,7 @@ import org.apache.iceberg.types.Types;
  * and signed zeros, decimal edge precisions, non-ASCII and long strings, empty strings and
  * binaries, nulls (including whole null structs) in optional fields.
  */
-final class RowDataGenerator {
+public final class RowDataGenerator {
   private static final String[] WORDS = {
     "",
     "a",
@@ -42,12 +42,12 @@ final class RowDataGenerator {
   private final Random random;
   private final double nullRate;
 
-  RowDataGenerator(long seed, double nullRate) {
+  public RowDataGenerator(long seed, double nullRate) {
     this.random = new Random(seed);
     this.nullRate = nullRate;
   }
 
-  List<RowData> rows(Schema schema, int count) {
+  public List<RowData> rows(Schema schema, int count) {
     List<RowData> rows = Lists.newArrayListWithCapacity(count);
     for (int i = 0; i < count; i += 1) {
       rows.add(struct(schema.asStruct()));
