@@ -1,11 +1,11 @@
 package io.frazil.iceberg;
 
+import io.frazil.testkit.StockParquet;
 import java.io.File;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.Files;
@@ -13,13 +13,7 @@ import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.flink.data.FlinkParquetWriters;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.relocated.com.google.common.collect.Lists;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -46,16 +40,8 @@ final class ParityHarness {
   static Written writeStock(
       File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
       throws IOException {
-    RowType rowType = FlinkSchemaUtil.convert(schema);
-    FileAppender<RowData> appender =
-        Parquet.write(Files.localOutput(file))
-            .schema(schema)
-            .createWriterFunc(msgType -> FlinkParquetWriters.buildWriter(rowType, msgType))
-            .setAll(props)
-            .metricsConfig(config)
-            .overwrite()
-            .build();
-    return finish(file, appender, rows);
+    return finish(
+        file, StockParquet.appender(Files.localOutput(file), schema, props, config), rows);
   }
 
   static Written writeFrazil(
@@ -83,13 +69,7 @@ final class ParityHarness {
   }
 
   static List<Record> read(File file, Schema schema) throws IOException {
-    try (CloseableIterable<Record> records =
-        Parquet.read(Files.localInput(file))
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      return Lists.newArrayList(records);
-    }
+    return StockParquet.read(Files.localInput(file), schema);
   }
 
   static ParquetMetadata footer(File file) throws IOException {

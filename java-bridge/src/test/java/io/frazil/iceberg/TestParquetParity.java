@@ -1,10 +1,9 @@
 package io.frazil.iceberg;
 
-import static org.apache.iceberg.types.Types.NestedField.optional;
-import static org.apache.iceberg.types.Types.NestedField.required;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.ParitySchemas;
 import io.frazil.testkit.RowDataGenerator;
 import java.io.File;
 import java.io.IOException;
@@ -28,7 +27,6 @@ import org.apache.iceberg.relocated.com.google.common.collect.Lists;
 import org.apache.iceberg.relocated.com.google.common.collect.Maps;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
-import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
@@ -46,80 +44,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * metrics configuration × writer properties case.
  */
 public class TestParquetParity {
-  private static final Schema PRIMITIVES =
-      new Schema(
-          optional(1, "b", Types.BooleanType.get()),
-          optional(2, "i", Types.IntegerType.get()),
-          optional(3, "l", Types.LongType.get()),
-          optional(4, "f", Types.FloatType.get()),
-          optional(5, "d", Types.DoubleType.get()),
-          optional(6, "dec1", Types.DecimalType.of(1, 0)),
-          optional(7, "dec9", Types.DecimalType.of(9, 2)),
-          optional(8, "dec10", Types.DecimalType.of(10, 3)),
-          optional(9, "dec18", Types.DecimalType.of(18, 4)),
-          optional(10, "dec19", Types.DecimalType.of(19, 5)),
-          optional(11, "dec38", Types.DecimalType.of(38, 10)),
-          optional(12, "date", Types.DateType.get()),
-          optional(13, "time", Types.TimeType.get()),
-          optional(14, "ts", Types.TimestampType.withoutZone()),
-          optional(15, "tstz", Types.TimestampType.withZone()),
-          optional(16, "s", Types.StringType.get()),
-          optional(17, "u", Types.UUIDType.get()),
-          optional(18, "fx", Types.FixedType.ofLength(7)),
-          optional(19, "bin", Types.BinaryType.get()),
-          optional(20, "odd-name", Types.StringType.get()));
-
-  private static final Schema REQUIRED =
-      new Schema(
-          required(1, "id", Types.LongType.get()),
-          required(2, "i", Types.IntegerType.get()),
-          required(3, "d", Types.DoubleType.get()),
-          required(4, "s", Types.StringType.get()),
-          required(5, "dec", Types.DecimalType.of(12, 2)),
-          required(6, "u", Types.UUIDType.get()),
-          required(7, "ts", Types.TimestampType.withZone()));
-
-  private static final Schema NESTED =
-      new Schema(
-          required(1, "id", Types.LongType.get()),
-          optional(2, "f", Types.FloatType.get()),
-          optional(
-              3,
-              "st",
-              Types.StructType.of(
-                  optional(4, "a", Types.IntegerType.get()),
-                  required(5, "b", Types.StringType.get()),
-                  optional(
-                      6,
-                      "inner",
-                      Types.StructType.of(optional(7, "c", Types.DecimalType.of(20, 2)))))),
-          optional(8, "ints", Types.ListType.ofOptional(9, Types.IntegerType.get())),
-          optional(
-              10,
-              "points",
-              Types.ListType.ofRequired(
-                  11,
-                  Types.StructType.of(
-                      required(12, "x", Types.DoubleType.get()),
-                      optional(13, "label", Types.StringType.get())))),
-          optional(
-              14,
-              "props",
-              Types.MapType.ofOptional(15, 16, Types.StringType.get(), Types.LongType.get())),
-          required(
-              17,
-              "nested_map",
-              Types.MapType.ofRequired(
-                  18,
-                  19,
-                  Types.IntegerType.get(),
-                  Types.ListType.ofOptional(20, Types.StringType.get()))));
-
-  private static final Schema V3_TYPES =
-      new Schema(
-          required(1, "id", Types.IntegerType.get()),
-          optional(2, "ts_ns", Types.TimestampNanoType.withoutZone()),
-          optional(3, "tstz_ns", Types.TimestampNanoType.withZone()));
+  private static final Schema PRIMITIVES = ParitySchemas.PRIMITIVES;
+  private static final Schema REQUIRED = ParitySchemas.REQUIRED;
+  private static final Schema NESTED = ParitySchemas.NESTED;
+  private static final Schema V3_TYPES = ParitySchemas.V3_TYPES;
 
   private static final Map<String, String> ZSTD =
       ImmutableMap.of("write.parquet.compression-codec", "zstd");

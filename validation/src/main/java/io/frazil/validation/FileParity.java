@@ -1,12 +1,11 @@
 package io.frazil.validation;
 
-import static org.apache.iceberg.types.Types.NestedField.optional;
-import static org.apache.iceberg.types.Types.NestedField.required;
-
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.FrazilParquet;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.ParitySchemas;
 import io.frazil.testkit.RowDataGenerator;
+import io.frazil.testkit.StockParquet;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -16,20 +15,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.flink.data.FlinkParquetWriters;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetUtil;
-import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
 
@@ -41,80 +33,10 @@ import org.apache.parquet.schema.MessageType;
 final class FileParity {
   static final String GROUP = "file-level";
 
-  static final Schema PRIMITIVES =
-      new Schema(
-          optional(1, "b", Types.BooleanType.get()),
-          optional(2, "i", Types.IntegerType.get()),
-          optional(3, "l", Types.LongType.get()),
-          optional(4, "f", Types.FloatType.get()),
-          optional(5, "d", Types.DoubleType.get()),
-          optional(6, "dec1", Types.DecimalType.of(1, 0)),
-          optional(7, "dec9", Types.DecimalType.of(9, 2)),
-          optional(8, "dec10", Types.DecimalType.of(10, 3)),
-          optional(9, "dec18", Types.DecimalType.of(18, 4)),
-          optional(10, "dec19", Types.DecimalType.of(19, 5)),
-          optional(11, "dec38", Types.DecimalType.of(38, 10)),
-          optional(12, "date", Types.DateType.get()),
-          optional(13, "time", Types.TimeType.get()),
-          optional(14, "ts", Types.TimestampType.withoutZone()),
-          optional(15, "tstz", Types.TimestampType.withZone()),
-          optional(16, "s", Types.StringType.get()),
-          optional(17, "u", Types.UUIDType.get()),
-          optional(18, "fx", Types.FixedType.ofLength(7)),
-          optional(19, "bin", Types.BinaryType.get()),
-          optional(20, "odd-name", Types.StringType.get()));
-
-  static final Schema REQUIRED =
-      new Schema(
-          required(1, "id", Types.LongType.get()),
-          required(2, "i", Types.IntegerType.get()),
-          required(3, "d", Types.DoubleType.get()),
-          required(4, "s", Types.StringType.get()),
-          required(5, "dec", Types.DecimalType.of(12, 2)),
-          required(6, "u", Types.UUIDType.get()),
-          required(7, "ts", Types.TimestampType.withZone()));
-
-  static final Schema NESTED =
-      new Schema(
-          required(1, "id", Types.LongType.get()),
-          optional(2, "f", Types.FloatType.get()),
-          optional(
-              3,
-              "st",
-              Types.StructType.of(
-                  optional(4, "a", Types.IntegerType.get()),
-                  required(5, "b", Types.StringType.get()),
-                  optional(
-                      6,
-                      "inner",
-                      Types.StructType.of(optional(7, "c", Types.DecimalType.of(20, 2)))))),
-          optional(8, "ints", Types.ListType.ofOptional(9, Types.IntegerType.get())),
-          optional(
-              10,
-              "points",
-              Types.ListType.ofRequired(
-                  11,
-                  Types.StructType.of(
-                      required(12, "x", Types.DoubleType.get()),
-                      optional(13, "label", Types.StringType.get())))),
-          optional(
-              14,
-              "props",
-              Types.MapType.ofOptional(15, 16, Types.StringType.get(), Types.LongType.get())),
-          required(
-              17,
-              "nested_map",
-              Types.MapType.ofRequired(
-                  18,
-                  19,
-                  Types.IntegerType.get(),
-                  Types.ListType.ofOptional(20, Types.StringType.get()))));
-
-  static final Schema V3_TYPES =
-      new Schema(
-          required(1, "id", Types.IntegerType.get()),
-          optional(2, "ts_ns", Types.TimestampNanoType.withoutZone()),
-          optional(3, "tstz_ns", Types.TimestampNanoType.withZone()));
+  static final Schema PRIMITIVES = ParitySchemas.PRIMITIVES;
+  static final Schema REQUIRED = ParitySchemas.REQUIRED;
+  static final Schema NESTED = ParitySchemas.NESTED;
+  static final Schema V3_TYPES = ParitySchemas.V3_TYPES;
 
   /** One file-level case. */
   record Case(
@@ -384,16 +306,8 @@ final class FileParity {
   private static Written writeStock(
       File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
       throws IOException {
-    RowType rowType = FlinkSchemaUtil.convert(schema);
-    FileAppender<RowData> appender =
-        Parquet.write(Files.localOutput(file))
-            .schema(schema)
-            .createWriterFunc(msgType -> FlinkParquetWriters.buildWriter(rowType, msgType))
-            .setAll(props)
-            .metricsConfig(config)
-            .overwrite()
-            .build();
-    return finish(file, appender, rows);
+    return finish(
+        file, StockParquet.appender(Files.localOutput(file), schema, props, config), rows);
   }
 
   private static Written writeFrazil(
@@ -421,14 +335,6 @@ final class FileParity {
   }
 
   private static List<Record> read(File file, Schema schema) throws IOException {
-    try (CloseableIterable<Record> records =
-        Parquet.read(Files.localInput(file))
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      List<Record> out = new ArrayList<>();
-      records.forEach(out::add);
-      return out;
-    }
+    return StockParquet.read(Files.localInput(file), schema);
   }
 }
