@@ -18,7 +18,8 @@ demo: jvm
 	$(MVN) -q -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
-test: lint test-rust test-java run-bench-smoke run-validate-smoke
+test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
+	run-validate-smoke
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -55,6 +56,22 @@ bench-smoke: jvm run-bench-smoke
 run-bench-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.args="--smoke --out $(CURDIR)/bench/target/smoke"
 
+## Whole-job cohort (bench/README.md, "Whole-job cohort"): Flink MiniCluster jobs, Dynamic Iceberg
+## Sink, stock vs Frazil; 2,000,000 rows, parallelism 2, bucket(auction, 4), zstd 3, 1 s
+## checkpoints, format v2/v3 x forward/keyed, 1 warm-up + 3 measured pairs per cell (~10 min on 2
+## cores) -> bench/results/<date>-<short sha>-jobs/. Exits non-zero if any trial fails validation.
+.PHONY: bench-jobs bench-jobs-smoke run-bench-jobs-smoke
+BENCH_JOBS_ARGS ?=
+
+bench-jobs: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT)-jobs $(BENCH_JOBS_ARGS)"
+
+## ~25 s after the build (8 jobs of 20,000 rows, all four cells, same validation); part of `make test`.
+bench-jobs-smoke: jvm run-bench-jobs-smoke
+
+run-bench-jobs-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/jobs-smoke"
+
 ## Build facts behind every result (scripts/environment.py): rustc/cargo, linked crate versions,
 ## JDK, Maven, Flink/Iceberg/arrow-java, release profile, artifact SHA-256s, git, machine.
 .PHONY: environment validate run-validate-smoke
@@ -74,3 +91,21 @@ run-validate-smoke:
 	$(PYTHON) scripts/test_environment.py
 	$(PYTHON) scripts/environment.py --out $(CURDIR)/validation/target/smoke/environment.json
 	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--smoke --out $(CURDIR)/validation/target/smoke --environment $(CURDIR)/validation/target/smoke/environment.json"
+
+## Routing cohort (bench/README.md, "Routing cohort"): partition routing only, no files. Stock
+## PartitionKey + HashMap / PartitionKeySelector against Frazil's bucket-tuple memo on the bid rows,
+## bucket(auction, 4) and bucket(auction, 16384); → bench/results/<date>-<short sha>-routing/.
+.PHONY: bench-routing
+ROUTING_HEAP ?= 4g
+ROUTING_ARGS ?=
+
+bench-routing: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.heap=$(ROUTING_HEAP) -Dbench.args="--out $(BENCH_OUT)-routing $(ROUTING_ARGS)"
+
+## Seconds-long run of the same cohort and row-by-row verification (20,000 rows) → bench/target/;
+## part of `make test`.
+.PHONY: bench-routing-smoke run-bench-routing-smoke
+bench-routing-smoke: jvm run-bench-routing-smoke
+
+run-bench-routing-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"

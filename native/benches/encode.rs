@@ -9,9 +9,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow::array::{
+    Array, ArrayRef, Int64Array, RecordBatch, StringArray, StructArray, TimestampMicrosecondArray,
+};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use arrow::ffi::FFI_ArrowArray;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use frazil::options::WriterOptions;
 use frazil::schema::FIELD_ID_KEY;
 use frazil::writer::NativeParquetWriter;
@@ -198,6 +201,36 @@ fn encode_arrow_rs(schema: &SchemaRef, batches: &[RecordBatch]) -> usize {
     writer.inner().len()
 }
 
+/// The fixed cost of taking a batch over the C Data Interface, as the JNI `write` does first:
+/// move the exported struct out, rebuild and validate the arrays. The Java-side export and the
+/// JNI call itself are not in it (the JVM harness in `bench/` measures whole writes).
+fn bench_cdata_import(c: &mut Criterion) {
+    let (schema, batches) = bid_batches();
+    let all = arrow::compute::concat_batches(&schema, &batches).expect("concat");
+    let mut group = c.benchmark_group("cdata_import_per_batch");
+    for rows in [1024usize, 8192, 65536] {
+        let batch = all.slice(0, rows);
+        group.throughput(Throughput::Elements(rows as u64));
+        group.bench_function(format!("{rows}_rows"), |b| {
+            b.iter_batched(
+                || {
+                    let data = StructArray::from(batch.clone()).into_data();
+                    Box::new(FFI_ArrowArray::new(&data))
+                },
+                |mut exported| {
+                    // SAFETY: a freshly exported struct of `schema`'s columns, released once.
+                    let imported =
+                        unsafe { frazil::ffi::import_batch(&mut *exported as *mut _, &schema) }
+                            .expect("import");
+                    black_box(imported.num_rows())
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn bench_encode(c: &mut Criterion) {
     let (schema, batches) = bid_batches();
     let options = WriterOptions::from_properties(HashMap::new());
@@ -218,6 +251,6 @@ criterion_group! {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(8));
-    targets = bench_encode
+    targets = bench_encode, bench_cdata_import
 }
 criterion_main!(benches);

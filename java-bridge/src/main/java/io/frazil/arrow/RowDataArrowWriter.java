@@ -1,6 +1,8 @@
 package io.frazil.arrow;
 
+import java.math.BigInteger;
 import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -22,6 +24,7 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
 import org.apache.arrow.vector.complex.MapVector;
 import org.apache.arrow.vector.complex.StructVector;
+import org.apache.arrow.vector.util.DecimalUtility;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.DecimalData;
@@ -474,10 +477,42 @@ public final class RowDataArrowWriter implements AutoCloseable {
   private abstract static class FixedWidthWriter<V extends BaseFixedWidthVector>
       extends FieldWriter {
     final V vector;
+    private ArrowBuf validity = null;
+    private ArrowBuf values = null;
+    private int capacity = 0;
 
     private FixedWidthWriter(V vector, String path, boolean nullable) {
       super(path, nullable);
       this.vector = vector;
+    }
+
+    /**
+     * Makes room for {@code index}, marks it valid and returns the value buffer: what {@code
+     * setSafe} does, without recomputing the vector's capacity for every value (a division per
+     * call, the top of the conversion profile). The cached capacity is trusted only while the
+     * vector still holds the very buffers it was computed from.
+     */
+    final ArrowBuf reserve(int index) {
+      if (index >= capacity
+          || validity != vector.getValidityBuffer()
+          || values != vector.getDataBuffer()) {
+        while (index >= vector.getValueCapacity()) {
+          vector.reAlloc();
+        }
+        validity = vector.getValidityBuffer();
+        values = vector.getDataBuffer();
+        capacity = vector.getValueCapacity();
+      }
+      BitVectorHelper.setBit(validity, index);
+      return values;
+    }
+
+    final void putInt(int index, int value) {
+      reserve(index).setInt((long) index * Integer.BYTES, value);
+    }
+
+    final void putLong(int index, long value) {
+      reserve(index).setLong((long) index * Long.BYTES, value);
     }
 
     @Override
@@ -495,10 +530,58 @@ public final class RowDataArrowWriter implements AutoCloseable {
   private abstract static class VariableWidthWriter<V extends BaseVariableWidthVector>
       extends FieldWriter {
     final V vector;
+    private ArrowBuf validity = null;
+    private ArrowBuf offsets = null;
+    private ArrowBuf data = null;
+    private int capacity = 0;
 
     private VariableWidthWriter(V vector, String path, boolean nullable) {
       super(path, nullable);
       this.vector = vector;
+    }
+
+    /**
+     * Appends {@code length} bytes of {@code source} as the value at {@code index}: {@code
+     * setSafe(index, bytes, start, length)} without its per-value capacity computations. Offsets of
+     * skipped (null) slots before {@code index} are filled first, as Arrow's own {@code fillHoles}
+     * would.
+     */
+    final void putBytes(int index, byte[] source, int start, int length) {
+      if (index >= capacity
+          || validity != vector.getValidityBuffer()
+          || offsets != vector.getOffsetBuffer()
+          || data != vector.getDataBuffer()) {
+        while (index >= vector.getValueCapacity()) {
+          vector.reAlloc();
+        }
+        validity = vector.getValidityBuffer();
+        offsets = vector.getOffsetBuffer();
+        data = vector.getDataBuffer();
+        capacity = vector.getValueCapacity();
+      }
+      int lastSet = vector.getLastSet();
+      if (lastSet < index - 1) {
+        int end = offsets.getInt((long) (lastSet + 1) * Integer.BYTES);
+        for (int hole = lastSet + 1; hole < index; hole += 1) {
+          offsets.setInt((long) (hole + 1) * Integer.BYTES, end);
+        }
+      }
+      int begin = offsets.getInt((long) index * Integer.BYTES);
+      long end = (long) begin + length;
+      if (end > Integer.MAX_VALUE) {
+        throw new InvalidValueException(
+            String.format("Field '%s' holds more than 2 GiB in one batch", path()));
+      }
+      if (end > data.capacity()) {
+        while (vector.getDataBuffer().capacity() < end) {
+          vector.reallocDataBuffer();
+        }
+        data = vector.getDataBuffer();
+      }
+      data.setBytes(begin, source, start, length);
+      offsets.setInt((long) (index + 1) * Integer.BYTES, (int) end);
+      BitVectorHelper.setBit(validity, index);
+      vector.setLastSet(index);
     }
 
     @Override
@@ -684,12 +767,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, reader.read(row, pos));
+      putInt(index, reader.read(row, pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, reader.read(array, pos));
+      putInt(index, reader.read(array, pos));
     }
   }
 
@@ -703,12 +786,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, reader.read(row, pos));
+      putLong(index, reader.read(row, pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, reader.read(array, pos));
+      putLong(index, reader.read(array, pos));
     }
   }
 
@@ -719,12 +802,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, row.getFloat(pos));
+      reserve(index).setFloat((long) index * Float.BYTES, row.getFloat(pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, array.getFloat(pos));
+      reserve(index).setFloat((long) index * Float.BYTES, array.getFloat(pos));
     }
   }
 
@@ -738,12 +821,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, reader.read(row, pos));
+      reserve(index).setDouble((long) index * Double.BYTES, reader.read(row, pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, reader.read(array, pos));
+      reserve(index).setDouble((long) index * Double.BYTES, reader.read(array, pos));
     }
   }
 
@@ -755,12 +838,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, row.getInt(pos));
+      putInt(index, row.getInt(pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, array.getInt(pos));
+      putInt(index, array.getInt(pos));
     }
   }
 
@@ -772,12 +855,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, row.getInt(pos) * 1000L);
+      putLong(index, row.getInt(pos) * 1000L);
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, array.getInt(pos) * 1000L);
+      putLong(index, array.getInt(pos) * 1000L);
     }
   }
 
@@ -816,12 +899,12 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      vector.setSafe(index, unit.convert(row.getTimestamp(pos, precision)));
+      putLong(index, unit.convert(row.getTimestamp(pos, precision)));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      vector.setSafe(index, unit.convert(array.getTimestamp(pos, precision)));
+      putLong(index, unit.convert(array.getTimestamp(pos, precision)));
     }
   }
 
@@ -865,10 +948,21 @@ public final class RowDataArrowWriter implements AutoCloseable {
       }
 
       if (decimal.isCompact()) {
-        vector.setSafe(index, decimal.toUnscaledLong());
-      } else {
-        vector.setBigEndianSafe(index, decimal.toUnscaledBytes());
+        putDecimal(index, decimal.toUnscaledLong());
+        return;
       }
+      // A wide decimal type often holds values that fit a long: write those without the
+      // byte-by-byte big-endian path.
+      BigInteger unscaled = decimal.toBigDecimal().unscaledValue();
+      if (unscaled.bitLength() < Long.SIZE) {
+        putDecimal(index, unscaled.longValue());
+      } else {
+        vector.setBigEndianSafe(index, unscaled.toByteArray());
+      }
+    }
+
+    private void putDecimal(int index, long unscaled) {
+      DecimalUtility.writeLongToArrowBuf(unscaled, reserve(index), index, DecimalVector.TYPE_WIDTH);
     }
   }
 
@@ -911,13 +1005,13 @@ public final class RowDataArrowWriter implements AutoCloseable {
     @Override
     void writeValue(RowData row, int pos, int index) {
       byte[] bytes = row.getBinary(pos);
-      vector.setSafe(index, bytes, 0, bytes.length);
+      putBytes(index, bytes, 0, bytes.length);
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
       byte[] bytes = array.getBinary(pos);
-      vector.setSafe(index, bytes, 0, bytes.length);
+      putBytes(index, bytes, 0, bytes.length);
     }
   }
 
@@ -947,7 +1041,7 @@ public final class RowDataArrowWriter implements AutoCloseable {
           if (segments.length == 1) {
             byte[] heap = segments[0].getHeapMemory();
             if (heap != null) {
-              vector.setSafe(index, heap, binary.getOffset(), binary.getSizeInBytes());
+              putBytes(index, heap, binary.getOffset(), binary.getSizeInBytes());
               return;
             }
           }
@@ -955,7 +1049,7 @@ public final class RowDataArrowWriter implements AutoCloseable {
       }
 
       byte[] bytes = string.toBytes();
-      vector.setSafe(index, bytes, 0, bytes.length);
+      putBytes(index, bytes, 0, bytes.length);
     }
   }
 

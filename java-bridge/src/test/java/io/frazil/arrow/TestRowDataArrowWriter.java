@@ -803,6 +803,84 @@ public class TestRowDataArrowWriter {
     }
   }
 
+  /**
+   * The writers append straight into the vectors' buffers: across several batches, each larger than
+   * the buffers first allocated, with nulls before, between and after values, every value must read
+   * back through Arrow's own getters.
+   */
+  @Test
+  public void testDirectWritesGrowBuffersAcrossBatches() {
+    Schema schema =
+        new Schema(
+            Types.NestedField.optional(1, "s", Types.StringType.get()),
+            Types.NestedField.optional(2, "b", Types.BinaryType.get()),
+            Types.NestedField.optional(3, "l", Types.LongType.get()),
+            Types.NestedField.optional(4, "i", Types.IntegerType.get()),
+            Types.NestedField.optional(5, "d", Types.DoubleType.get()),
+            Types.NestedField.optional(6, "f", Types.FloatType.get()),
+            Types.NestedField.optional(7, "small", Types.DecimalType.of(9, 2)),
+            Types.NestedField.optional(8, "wide", Types.DecimalType.of(38, 4)));
+    RowType flinkType = FlinkSchemaUtil.convert(schema);
+    java.util.Random random = new java.util.Random(3);
+    try (RowDataArrowWriter writer = new RowDataArrowWriter(schema, flinkType, allocator)) {
+      for (int batch = 0; batch < 3; batch += 1) {
+        int rows = 9000 + batch * 7000;
+        Object[][] expected = new Object[rows][];
+        for (int row = 0; row < rows; row += 1) {
+          // Runs of nulls at the start, in the middle and at the end of the batch.
+          boolean isNull = row < 3 || (row % 97 < 5) || row >= rows - 4 || random.nextInt(7) == 0;
+          String text = isNull ? null : "v" + row + "-".repeat(random.nextInt(300));
+          BigDecimal wide =
+              random.nextBoolean()
+                  ? BigDecimal.valueOf(random.nextLong(), 4)
+                  : new BigDecimal(new java.math.BigInteger(120, random), 4);
+          expected[row] =
+              isNull
+                  ? new Object[8]
+                  : new Object[] {
+                    text,
+                    text.getBytes(StandardCharsets.UTF_8),
+                    random.nextLong(),
+                    random.nextInt(),
+                    random.nextDouble(),
+                    random.nextFloat(),
+                    BigDecimal.valueOf(random.nextInt(2_000_000_000) - 1_000_000_000L, 2),
+                    random.nextBoolean() ? wide : wide.negate()
+                  };
+          Object[] values = expected[row];
+          writer.write(
+              GenericRowData.of(
+                  isNull ? null : str((String) values[0]),
+                  values[1],
+                  values[2],
+                  values[3],
+                  values[4],
+                  values[5],
+                  isNull ? null : DecimalData.fromBigDecimal((BigDecimal) values[6], 9, 2),
+                  isNull ? null : DecimalData.fromBigDecimal((BigDecimal) values[7], 38, 4)));
+        }
+        writer.finishBatch();
+        VectorSchemaRoot root = writer.root();
+        for (int column = 0; column < 8; column += 1) {
+          FieldVector vector = root.getFieldVectors().get(column);
+          assertThat(vector.getValueCount()).isEqualTo(rows);
+          for (int row = 0; row < rows; row += 1) {
+            Object want = expected[row][column];
+            Object got = vector.getObject(row);
+            if (want == null) {
+              assertThat(vector.isNull(row)).as("%s row %d", vector.getName(), row).isTrue();
+            } else if (want instanceof String) {
+              assertThat(got.toString()).as("%s row %d", vector.getName(), row).isEqualTo(want);
+            } else {
+              assertThat(got).as("%s row %d", vector.getName(), row).isEqualTo(want);
+            }
+          }
+        }
+        writer.reset();
+      }
+    }
+  }
+
   @Test
   public void testUnknownColumnsAreSkipped() {
     Schema schema =

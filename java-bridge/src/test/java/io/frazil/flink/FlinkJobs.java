@@ -164,6 +164,8 @@ final class FlinkJobs {
               .upsert(upsert)
               .equalityFieldColumns(equalityColumns)
               .append();
+          // What a job does to get the partition-key memoizer into FlinkSink's writers.
+          FrazilRouting.accelerate(env);
           env.execute("FlinkSink " + table);
           break;
         }

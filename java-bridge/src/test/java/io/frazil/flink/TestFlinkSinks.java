@@ -83,6 +83,7 @@ public class TestFlinkSinks {
             .toLowerCase(Locale.ROOT);
     Table table = FlinkJobs.createTable(warehouse, name, partitioning, version, Map.of());
     long before = FrazilFlink.nativeDataFiles();
+    long memoizedBefore = FrazilTaskWriterFactory.memoizedWriters();
 
     List<RowData> expected;
     if (!upsert) {
@@ -113,6 +114,12 @@ public class TestFlinkSinks {
     }
     assertThat(FrazilFlink.nativeDataFiles() - before)
         .isGreaterThanOrEqualTo(files.dataFiles.size());
+    // FlinkJobs runs FlinkSink jobs through FrazilRouting: bucket-only tables route by memo.
+    boolean memoized =
+        sink == FlinkJobs.Sink.FLINK_SINK && partitioning == FlinkJobs.Partitioning.BUCKET;
+    assertThat(FrazilTaskWriterFactory.memoizedWriters() > memoizedBefore)
+        .as("task writers created with the partition-key memoizer")
+        .isEqualTo(memoized);
     for (DeleteFile file : files.deleteFiles) {
       if (!FlinkJobs.isDeletionVector(file)) {
         assertThat(FlinkJobs.createdBy(file.location()))

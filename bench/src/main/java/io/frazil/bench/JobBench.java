@@ -1,0 +1,889 @@
+package io.frazil.bench;
+
+import com.sun.management.OperatingSystemMXBean;
+import io.frazil.flink.FrazilFlink;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.util.TestStreamEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotRef;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
+import org.apache.iceberg.hadoop.HadoopCatalog;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.config.Configurator;
+
+/**
+ * Whole Flink jobs, stock Iceberg against Frazil (bench/README.md, "Whole-job cohort").
+ *
+ * <p>One JVM, one MiniCluster (1 TaskManager, {@code parallelism} slots) shared by every trial;
+ * each trial is its own job into a fresh bucket(auction, 4) table of a local Hadoop catalog: a
+ * parallelism-1 sequence source, a rebalance to {@code parallelism} subtasks that look up the
+ * pre-built bid rows, and the Dynamic Iceberg Sink at write parallelism {@code parallelism}, with
+ * periodic checkpoints. The clock runs from {@code env.execute()} to its return, so it includes the
+ * checkpoints and the final commit. The two arms differ only by the table property {@code
+ * write.parquet.frazil.enabled=false} on the stock arm's table ({@link FrazilFlink#install()} runs
+ * once for both). After each trial, off the clock, the committed table is validated (row checksum
+ * through Iceberg's reader, footers, writer subtasks, native counters, native resources); a trial
+ * that fails validation is kept in {@code iterations.jsonl}, left out of the medians, listed in
+ * {@code results.md}, and makes the run exit non-zero.
+ */
+public final class JobBench {
+  static final String COHORT = "job-dynamic";
+  static final String CATALOG = "bench";
+  static final String DATABASE = "db";
+  static final int BUCKETS = 4;
+
+  private final JobOptions options;
+  private final OperatingSystemMXBean os =
+      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final JobHeap heap = new JobHeap();
+  private final List<Iteration> iterations = new ArrayList<>();
+  private final Map<Integer, Trial> trials = new LinkedHashMap<>();
+  private final List<String> notes = new ArrayList<>();
+  private BufferedWriter jsonl;
+  private Path warehouse;
+  private MiniCluster cluster;
+  private JobRows.Checksum expected;
+  private int movedKeys;
+  private String nativeLibrary = "not loaded (no Frazil trial ran)";
+  private String bridgeAtStart;
+
+  /** One trial's job-specific facts (next to its {@link Iteration}). */
+  private static final class Trial {
+    final String cell;
+    final int formatVersion;
+    final boolean keyed;
+    final String table;
+    long allocLiveThreads;
+    long nativeFiles;
+    long delegatedFiles;
+    long validateMs;
+    double loadBefore;
+    double loadAfter;
+    JobCheck check;
+    final List<String> failures = new ArrayList<>();
+
+    Trial(String cell, int formatVersion, boolean keyed, String table) {
+      this.cell = cell;
+      this.formatVersion = formatVersion;
+      this.keyed = keyed;
+      this.table = table;
+    }
+
+    boolean valid() {
+      return failures.isEmpty();
+    }
+  }
+
+  private JobBench(JobOptions options) {
+    this.options = options;
+  }
+
+  public static void main(String[] args) {
+    JobOptions options;
+    try {
+      options = JobOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    if (options == null) {
+      System.out.println(JobOptions.USAGE);
+      return;
+    }
+    int status;
+    try {
+      status = new JobBench(options).run() ? 0 : 1;
+    } catch (Throwable t) {
+      System.err.println();
+      System.err.println("JOB BENCH FAILED: " + t);
+      t.printStackTrace();
+      status = 1;
+    }
+    System.exit(status);
+  }
+
+  /** Returns true when every trial passed validation. */
+  private boolean run() throws Exception {
+    long started = System.nanoTime();
+    Guards.loggingIsQuiet();
+    quietFlinkRuntimeLoggers();
+    Guards.check(FrazilFlink.install(), "FrazilFlink.install() failed: Frazil is not in the sink");
+    Guards.check(
+        heap.notificationsAvailable(), "This JVM does not emit GC notifications (allocation)");
+    // Hashed now: the jar the JVM opened; compared again at the end (concurrent installs).
+    this.bridgeAtStart = bridgeJar();
+    Files.createDirectories(options.out);
+    Files.createDirectories(options.tmp);
+    this.warehouse = Files.createTempDirectory(options.tmp, "frazil-jobbench-");
+    System.out.printf(
+        "JobBench %s%n  %s%n  out %s%n  warehouse %s%n",
+        options.smoke ? "(smoke)" : "", options, options.out, warehouse);
+
+    long buildStart = System.nanoTime();
+    this.movedKeys = JobRows.build(options.rows, options.seed);
+    this.expected = JobRows.checksum(JobRows.input());
+    System.gc();
+    Runtime runtime = Runtime.getRuntime();
+    long heapInUse = runtime.totalMemory() - runtime.freeMemory();
+    System.out.printf(
+        "built %,d bid rows in %.1f s (%d date_time values moved by microseconds to make"
+            + " (auction, bidder, date_time) unique; heap in use %,d MB of %,d MB); input %s%n",
+        JobRows.input().size(),
+        (System.nanoTime() - buildStart) / 1e9,
+        movedKeys,
+        heapInUse >> 20,
+        runtime.maxMemory() >> 20,
+        expected);
+    if (heapInUse > runtime.maxMemory() * 0.3) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "WARNING: the input rows occupy %,d MB of a %,d MB heap (> 30%%); raise"
+                  + " -Dbench.heap.",
+              heapInUse >> 20,
+              runtime.maxMemory() >> 20));
+    }
+
+    Configuration conf = new Configuration();
+    conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("64m"));
+    this.cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(options.parallelism)
+                .withRandomPorts()
+                .build());
+    cluster.start();
+    try (BufferedWriter out =
+        Files.newBufferedWriter(options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
+      this.jsonl = out;
+      for (String cell : options.cells) {
+        int version = cell.startsWith("v3") ? 3 : 2;
+        boolean keyed = cell.endsWith("keyed");
+        System.out.printf(
+            "%n[%s] %d warm-up + %d measured pairs, alternating stock, Frazil%n",
+            cell, options.warmupPairs, options.pairs);
+        for (int rep = 0; rep < options.warmupPairs; rep++) {
+          trial(cell, version, keyed, "stock", "warmup", rep);
+          trial(cell, version, keyed, "frazil", "warmup", rep);
+        }
+        for (int rep = 0; rep < options.pairs; rep++) {
+          trial(cell, version, keyed, "stock", "measured", rep);
+          trial(cell, version, keyed, "frazil", "measured", rep);
+        }
+      }
+    } finally {
+      cluster.close();
+      if (!options.keepTables) {
+        deleteTree(warehouse);
+      }
+    }
+    return writeResults((System.nanoTime() - started) / 1e9);
+  }
+
+  /**
+   * Expected warnings of short bounded MiniCluster jobs (declined checkpoints of finishing tasks,
+   * IcebergSink's duplicate committer metric, no Hadoop config or Dropwizard, no web log file),
+   * with stack traces on every trial: raised to ERROR here so the bench's output stays readable.
+   * The writer loggers {@link Guards#loggingIsQuiet()} checks are not touched; Iceberg's commit
+   * retries ({@code org.apache.iceberg.util.Tasks}) stay visible.
+   */
+  private static void quietFlinkRuntimeLoggers() {
+    for (String name :
+        List.of(
+            "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",
+            "org.apache.flink.runtime.rpc.pekko.FencedPekkoRpcActor",
+            "org.apache.flink.runtime.util.HadoopUtils",
+            "org.apache.flink.runtime.metrics.util.MetricUtils",
+            "org.apache.flink.runtime.security.token.DefaultDelegationTokenManager",
+            "org.apache.flink.runtime.webmonitor.WebMonitorUtils",
+            "org.apache.flink.metrics.MetricGroup",
+            "org.apache.iceberg.flink.sink.IcebergStreamWriterMetrics")) {
+      Configurator.setLevel(name, Level.ERROR);
+    }
+  }
+
+  private HadoopCatalog catalog() {
+    return new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouse.toString());
+  }
+
+  private CatalogLoader catalogLoader() {
+    return CatalogLoader.hadoop(
+        CATALOG,
+        new org.apache.hadoop.conf.Configuration(),
+        Map.of("warehouse", warehouse.toString()));
+  }
+
+  /** One job: create the table, time execute(), then validate what it committed. */
+  private void trial(String cell, int version, boolean keyed, String arm, String phase, int rep)
+      throws IOException {
+    int seq = iterations.size();
+    String tableName =
+        String.format(Locale.ROOT, "t%03d_v%d_%s_%s", seq, version, keyed ? "keyed" : "fwd", arm);
+    TableIdentifier identifier = TableIdentifier.of(DATABASE, tableName);
+    Schema schema = Datasets.BID;
+    PartitionSpec spec = PartitionSpec.builderFor(schema).bucket("auction", BUCKETS).build();
+    Map<String, String> props = new HashMap<>(FileWriteBench.PROPERTIES);
+    props.put(TableProperties.FORMAT_VERSION, String.valueOf(version));
+    if ("stock".equals(arm)) {
+      props.put(FrazilFlink.TABLE_PROPERTY, "false");
+    }
+    HadoopCatalog catalog = catalog();
+    Table table = catalog.createTable(identifier, schema, spec, props);
+    // The sink creates a missing branch itself, from every generator subtask at once; on a fresh
+    // HadoopCatalog table they race for the same metadata version and the losers back off for up
+    // to seconds (seen as 1-6 s outliers). Tables in use have their main branch already: create
+    // it here, off the clock (an empty snapshot, not counted as a commit below).
+    table.manageSnapshots().createBranch(SnapshotRef.MAIN_BRANCH).commit();
+    Trial trial = new Trial(cell, version, keyed, tableName);
+
+    StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, options.parallelism);
+    env.enableCheckpointing(options.checkpointMs, CheckpointingMode.EXACTLY_ONCE);
+    // One source subtask (Iceberg 1.11 on Flink 2.1 can lose rows when parallel bounded source
+    // subtasks finish at different times); the rebalance puts the row lookup, the generator and
+    // (forward cells) the writers on `parallelism` subtasks.
+    DataStream<RowData> rows =
+        env.fromSequence(0, JobRows.input().size() - 1)
+            .setParallelism(1)
+            .name("sequence")
+            .rebalance()
+            .map(new JobRows.Lookup())
+            .setParallelism(options.parallelism)
+            .name("bid rows")
+            .returns(InternalTypeInfo.of(FlinkSchemaUtil.convert(schema)));
+    DynamicIcebergSink.forInput(rows)
+        .generator(new JobRows.Generator(identifier, schema, spec, keyed, options.parallelism))
+        .catalogLoader(catalogLoader())
+        .writeParallelism(options.parallelism)
+        .append();
+
+    long native0 = FrazilFlink.nativeDataFiles();
+    long delegated0 = FrazilFlink.stockDataFiles();
+    // Garbage of the previous trial (and its validation) is collected here, off the clock.
+    System.gc();
+    trial.loadBefore = os.getSystemLoadAverage();
+    JobHeap.Reading heap0 = heap.read();
+    long cpu0 = os.getProcessCpuTime();
+    long wall0 = System.nanoTime();
+    Throwable jobFailure = null;
+    try {
+      env.execute(String.format(Locale.ROOT, "job-dynamic %s %s %s #%d", cell, arm, phase, rep));
+    } catch (Throwable t) {
+      jobFailure = t;
+    }
+    long wall1 = System.nanoTime();
+    long cpu1 = os.getProcessCpuTime();
+    JobHeap.Reading heap1 = heap.read();
+    trial.loadAfter = os.getSystemLoadAverage();
+    trial.nativeFiles = FrazilFlink.nativeDataFiles() - native0;
+    trial.delegatedFiles = FrazilFlink.stockDataFiles() - delegated0;
+    trial.allocLiveThreads = heap1.liveThreadsSince(heap0);
+
+    long validateStart = System.nanoTime();
+    if (jobFailure != null) {
+      trial.failures.add("job failed: " + jobFailure);
+      jobFailure.printStackTrace();
+    }
+    String prefix = "stock".equals(arm) ? "parquet-mr" : "frazil";
+    JobCheck check;
+    try {
+      check = JobCheck.of(table, prefix);
+    } catch (Exception e) {
+      check = new JobCheck();
+      check.fail("validation aborted: %s", e);
+      e.printStackTrace();
+    }
+    trial.check = check;
+    trial.failures.addAll(check.failures);
+    validate(trial, arm, check);
+    if ("frazil".equals(arm) && trial.nativeFiles > 0 && nativeLibrary.startsWith("not")) {
+      nativeLibrary = describeNativeLibrary();
+    }
+    trial.validateMs = (System.nanoTime() - validateStart) / 1_000_000;
+    if (!options.keepTables) {
+      catalog.dropTable(identifier, true);
+    }
+
+    Iteration it =
+        new Iteration(
+            seq,
+            COHORT,
+            "bid-" + cell,
+            options.rows,
+            arm,
+            phase,
+            rep,
+            wall1 - wall0,
+            cpu1 - cpu0,
+            -1,
+            heap1.gcAccount - heap0.gcAccount,
+            heap1.gcCount - heap0.gcCount,
+            heap1.gcMs - heap0.gcMs,
+            check.dataBytes,
+            check.dataFiles,
+            check.footerRows,
+            check.rowGroups,
+            check.createdBy);
+    iterations.add(it);
+    trials.put(seq, trial);
+    jsonl.write(json(it, trial));
+    jsonl.newLine();
+    jsonl.flush();
+    System.out.printf(
+        Locale.ROOT,
+        "  %-6s %-8s #%d  wall %7.2f s  cpu %7.2f s  alloc %6.2f GB  gc %3d (%5d ms)  data %6.1f MB"
+            + " in %3d files (writers %s)  deletes eq %d / pos %d / dv %d  commits %d  %s"
+            + "  (validated in %.1f s)%n",
+        arm,
+        phase,
+        rep,
+        it.wallNs / 1e9,
+        it.processCpuNs / 1e9,
+        it.allocatedBytes / 1e9,
+        it.gcCount,
+        it.gcMs,
+        check.dataBytes / 1048576.0,
+        check.dataFiles,
+        check.writerSubtasks,
+        check.equalityDeleteFiles,
+        check.positionDeleteFiles,
+        check.deletionVectors,
+        check.snapshots,
+        trial.valid() ? "OK" : "INVALID: " + String.join(" | ", trial.failures),
+        trial.validateMs / 1e3);
+  }
+
+  /** The checks beyond the file-level ones in {@link JobCheck}. */
+  private void validate(Trial trial, String arm, JobCheck check) {
+    if (!check.readBack.matches(expected)) {
+      trial.failures.add(
+          String.format(
+              Locale.ROOT,
+              "read back %s, input %s%s",
+              check.readBack,
+              expected,
+              check.readBack.count < expected.count
+                  ? " (" + (expected.count - check.readBack.count) + " rows missing)"
+                  : ""));
+    }
+    if (check.manifestRows != expected.count && !trial.keyed) {
+      trial.failures.add(
+          String.format(
+              Locale.ROOT,
+              "data files hold %,d rows, input %,d",
+              check.manifestRows,
+              expected.count));
+    }
+    if (check.writerSubtasks.size() != options.parallelism) {
+      trial.failures.add(
+          String.format(
+              Locale.ROOT,
+              "data files come from writer subtasks %s, expected %d",
+              check.writerSubtasks,
+              options.parallelism));
+    }
+    if ("stock".equals(arm) && trial.nativeFiles != 0) {
+      trial.failures.add(trial.nativeFiles + " native data files written for the stock table");
+    }
+    if ("frazil".equals(arm) && trial.nativeFiles < check.dataFiles) {
+      trial.failures.add(
+          String.format(
+              Locale.ROOT,
+              "FrazilFlink.nativeDataFiles() grew by %d for %d committed data files",
+              trial.nativeFiles,
+              check.dataFiles));
+    }
+    long arrow = io.frazil.iceberg.ArrowMemory.allocatedBytes();
+    long writers = io.frazil.jni.NativeParquetWriter.liveWriterCount();
+    if (arrow != 0 || writers != 0) {
+      trial.failures.add(
+          String.format(
+              Locale.ROOT,
+              "after the job: %d Arrow bytes still allocated, %d native writers open",
+              arrow,
+              writers));
+    }
+  }
+
+  private String json(Iteration it, Trial trial) {
+    String base = it.toJson();
+    StringBuilder json = new StringBuilder(base.substring(0, base.length() - 1));
+    JobCheck c = trial.check;
+    json.append(",\"cell\":").append(quote(trial.cell));
+    json.append(",\"format_version\":").append(trial.formatVersion);
+    json.append(",\"mode\":").append(quote(trial.keyed ? "keyed-upsert-hash" : "forward-append"));
+    json.append(",\"table\":").append(quote(trial.table));
+    json.append(",\"parallelism\":").append(options.parallelism);
+    json.append(",\"checkpoint_ms\":").append(options.checkpointMs);
+    json.append(",\"valid\":").append(trial.valid());
+    json.append(",\"failures\":[");
+    for (int i = 0; i < trial.failures.size(); i++) {
+      json.append(i == 0 ? "" : ",").append(quote(trial.failures.get(i)));
+    }
+    json.append(']');
+    json.append(",\"read_back_rows\":").append(c.readBack.count);
+    json.append(",\"checksum_ok\":").append(c.readBack.matches(expected));
+    json.append(",\"manifest_rows\":").append(c.manifestRows);
+    json.append(",\"snapshots\":").append(c.snapshots);
+    json.append(",\"writer_subtasks\":").append(quote(String.join(",", c.writerSubtasks)));
+    json.append(",\"equality_delete_files\":").append(c.equalityDeleteFiles);
+    json.append(",\"equality_delete_rows\":").append(c.equalityDeleteRows);
+    json.append(",\"position_delete_files\":").append(c.positionDeleteFiles);
+    json.append(",\"position_delete_rows\":").append(c.positionDeleteRows);
+    json.append(",\"deletion_vectors\":").append(c.deletionVectors);
+    json.append(",\"deletion_vector_rows\":").append(c.deletionVectorRows);
+    json.append(",\"delete_bytes\":").append(c.deleteBytes);
+    json.append(",\"alloc_gc_account_bytes\":").append(it.allocatedBytes);
+    json.append(",\"alloc_live_threads_bytes\":").append(trial.allocLiveThreads);
+    json.append(",\"native_data_files\":").append(trial.nativeFiles);
+    json.append(",\"delegated_data_files\":").append(trial.delegatedFiles);
+    json.append(",\"validate_ms\":").append(trial.validateMs);
+    json.append(",\"loadavg_1m_before\":").append(Report.fmt("%.2f", trial.loadBefore));
+    json.append(",\"loadavg_1m_after\":").append(Report.fmt("%.2f", trial.loadAfter));
+    return json.append('}').toString();
+  }
+
+  private static String quote(String value) {
+    StringBuilder out = new StringBuilder(value.length() + 2).append('"');
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20) {
+        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.append('"').toString();
+  }
+
+  private String describeNativeLibrary() {
+    String[] loaded = Guards.loadedNativeLibrary();
+    StringBuilder text = new StringBuilder();
+    text.append(loaded[0]).append(" (sha256 ").append(loaded[1]).append(")");
+    String release = System.getProperty("bench.releaseLibrary");
+    if (release != null && Files.isRegularFile(Paths.get(release))) {
+      boolean same = loaded[1].equals(Guards.sha256(Paths.get(release)));
+      text.append(same ? ", identical to " : ", DIFFERENT from ").append(release);
+      if (!same) {
+        notes.add(
+            "WARNING: the loaded native library differs from "
+                + release
+                + " (stale jar, or the release build changed during the run).");
+      }
+    }
+    return text.toString();
+  }
+
+  private static String bridgeJar() {
+    try {
+      Path jar =
+          Paths.get(FrazilFlink.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Files.isRegularFile(jar)
+          ? jar + " (sha256 " + Guards.sha256(jar) + ")"
+          : jar + " (a directory)";
+    } catch (URISyntaxException | RuntimeException e) {
+      return "unknown (" + e + ")";
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private boolean writeResults(double seconds) throws IOException {
+    List<Iteration> validMeasured = new ArrayList<>();
+    List<Integer> invalid = new ArrayList<>();
+    for (Iteration it : iterations) {
+      Trial trial = trials.get(it.seq);
+      if (!trial.valid()) {
+        invalid.add(it.seq);
+      } else if (it.measured()) {
+        validMeasured.add(it);
+      }
+    }
+    List<Report.Cell> cells = Report.cells(validMeasured);
+    String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    Path repo = repoRoot();
+    String commit = git(repo, "rev-parse", "HEAD");
+    String dirty = git(repo, "status", "--porcelain");
+    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
+    int cores = Runtime.getRuntime().availableProcessors();
+    String java =
+        System.getProperty("java.version")
+            + " ("
+            + System.getProperty("java.vm.name")
+            + " "
+            + System.getProperty("java.vm.version")
+            + ")";
+    String osName =
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch");
+    List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    String bridge = bridgeAtStart;
+    String bridgeAtEnd = bridgeJar();
+    if (!bridgeAtEnd.equals(bridgeAtStart)) {
+      notes.add(
+          "WARNING: the bridge jar on the classpath was replaced during the run; at the start: "
+              + bridgeAtStart
+              + "; at the end: "
+              + bridgeAtEnd);
+    }
+
+    StringBuilder md = new StringBuilder();
+    md.append("# Stock Iceberg vs Frazil — whole Flink jobs (Dynamic Iceberg Sink)\n\n");
+    md.append("| | |\n|---|---|\n");
+    md.append("| date (UTC) | ").append(now).append(" |\n");
+    md.append("| commit | `").append(commit).append('`');
+    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
+    md.append(" |\n");
+    md.append("| machine | ").append(osName).append(", ").append(cores).append(" cores |\n");
+    md.append("| JVM | ").append(java).append(", `").append(String.join(" ", jvmArgs));
+    md.append("` |\n");
+    md.append("| native library | ").append(nativeLibrary).append(" |\n");
+    md.append("| bridge jar (at start) | ").append(bridge).append(" |\n");
+    md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
+    md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| plan | %,d rows per job, cells %s, %d warm-up + %d measured (stock, Frazil) pairs"
+                + " per cell, seed %d, %.0f s in total |\n",
+            options.rows,
+            options.cells,
+            options.warmupPairs,
+            options.pairs,
+            options.seed,
+            seconds));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| job | Flink MiniCluster (1 TaskManager, %d slots, shared by all trials, one job per"
+                + " trial); sequence source at parallelism 1 → rebalance → row lookup, generator"
+                + " and writers at parallelism %d; checkpoints every %d ms (exactly-once); Dynamic"
+                + " Iceberg Sink, write parallelism %d; HadoopCatalog on local disk, a fresh table"
+                + " per trial |\n",
+            options.parallelism,
+            options.parallelism,
+            options.checkpointMs,
+            options.parallelism));
+    md.append(
+        "| table | Nexmark bid schema, `bucket(auction, 4)`, `write.parquet.compression-codec=zstd`,"
+            + " `write.parquet.compression-level=3`, format v2 or v3; stock arm adds"
+            + " `write.parquet.frazil.enabled=false` (FrazilFlink.install() ran once for both"
+            + " arms) |\n");
+    md.append(
+        "| cells | *forward*: append, `DynamicRecord` without distribution mode (written by the"
+            + " generator's own subtask, no shuffle); *keyed*: upsert on equality fields"
+            + " (auction, bidder, date_time), `DistributionMode.HASH` (keyBy partition to the"
+            + " writers) |\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| input | Datasets.bids (seed %d), %d date_time values moved by whole microseconds so"
+                + " (auction, bidder, date_time) is unique; every trial must read back exactly"
+                + " this: %s |\n\n",
+            options.seed,
+            movedKeys,
+            expected));
+    double loadMin = Double.MAX_VALUE;
+    double loadMax = 0;
+    for (Trial trial : trials.values()) {
+      loadMin = Math.min(loadMin, Math.min(trial.loadBefore, trial.loadAfter));
+      loadMax = Math.max(loadMax, Math.max(trial.loadBefore, trial.loadAfter));
+    }
+    if (!trials.isEmpty()) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Host load (1-minute load average, read before and after each job): %.1f to %.1f on"
+                  + " %d cores%s.\n\n",
+              loadMin,
+              loadMax,
+              cores,
+              loadMax > cores ? " — other work shared this machine; trust CPU over wall" : ""));
+    }
+    for (String note : notes) {
+      md.append("**").append(note).append("**\n\n");
+    }
+    if (!invalid.isEmpty()) {
+      md.append("**VALIDATION FAILURES: ").append(invalid.size());
+      md.append(" trial(s) failed and are left out of the medians (seq ").append(invalid);
+      md.append("); see the trial list below and `iterations.jsonl`.**\n\n");
+    }
+    md.append(
+        "Medians of the measured trials that passed validation, [min–max] over them. Ratios are"
+            + " stock / Frazil of the medians (> 1 means Frazil is faster or cheaper), bracketed"
+            + " by the extreme range (stock min / Frazil max … stock max / Frazil min); allocation"
+            + " is Frazil / stock.\n\n");
+    md.append(table(cells));
+    md.append(trialList());
+    md.append(
+        "Columns: *wall* = `System.nanoTime()` around `env.execute()` (job submission,"
+            + " scheduling, all rows through source, lookup, generator and writers, periodic"
+            + " checkpoints with their commits, the final checkpoint and commit); *process CPU* ="
+            + " `OperatingSystemMXBean.getProcessCpuTime()` over the same interval (every thread"
+            + " of the JVM: Flink, writers, Frazil's Rust threads, JIT, GC); *alloc* = Java heap"
+            + " allocated by the whole process in that interval, GC account (heap used after −"
+            + " heap used before + heap freed by the collections in between; native and Arrow"
+            + " off-heap memory not included; `alloc_live_threads_bytes` in `iterations.jsonl`"
+            + " is the per-thread counter summed over threads alive at the end, which misses"
+            + " Flink's finished task threads and is only a floor); *data MB / files* = the live"
+            + " data files of the final snapshot; *deletes* = live delete files eq / pos / DV;"
+            + " *commits* = snapshots the sink committed; *M rows/s* from the median wall time.\n");
+    Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
+
+    if (!cells.isEmpty()) {
+      String subtitle =
+          String.format(
+              Locale.ROOT,
+              "Flink jobs, Dynamic Iceberg Sink, %,d rows, p=%d, %d ms checkpoints; %s, %d"
+                  + " cores, %.10s%s",
+              options.rows,
+              options.parallelism,
+              options.checkpointMs,
+              now.substring(0, 10),
+              cores,
+              commit,
+              options.smoke ? ", SMOKE run, not a measurement" : "");
+      Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
+    }
+
+    Path environment = repo == null ? null : repo.resolve("environment.json");
+    boolean copied = false;
+    if (environment != null && Files.isRegularFile(environment)) {
+      Files.copy(
+          environment,
+          options.out.resolve("environment.json"),
+          StandardCopyOption.REPLACE_EXISTING);
+      copied = true;
+    }
+    StringBuilder info = new StringBuilder();
+    info.append("# Run info\n\n");
+    info.append("- date (UTC): ").append(now).append('\n');
+    info.append("- git commit: ").append(commit);
+    info.append(dirtyFiles == 0 ? " (clean tree)" : " (+" + dirtyFiles + " uncommitted paths)");
+    info.append('\n');
+    if (dirtyFiles > 0) {
+      info.append("- uncommitted paths (`git status --porcelain`):\n");
+      dirty.lines().forEach(line -> info.append("  - `").append(line.trim()).append("`\n"));
+    }
+    info.append("- java.version: ").append(java).append('\n');
+    info.append("- os: ").append(osName).append('\n');
+    info.append("- cores: ").append(cores).append('\n');
+    info.append("- max heap: ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MB\n");
+    info.append("- JVM args: `").append(String.join(" ", jvmArgs)).append("`\n");
+    info.append("- bench args: `").append(BenchOptions.joinArgs(options.raw)).append("`\n");
+    info.append("- native library: ").append(nativeLibrary).append('\n');
+    info.append("- bridge jar: ").append(bridge).append('\n');
+    info.append("- environment.json: ");
+    info.append(copied ? "copied next to this file" : "not present in the repository root");
+    info.append('\n');
+    Files.writeString(options.out.resolve("RUN-INFO.md"), info.toString(), StandardCharsets.UTF_8);
+
+    System.out.println();
+    System.out.print(table(cells));
+    System.out.printf(
+        "%d trials, %d failed validation, %.0f s; results in %s%n",
+        iterations.size(), invalid.size(), seconds, options.out);
+    return invalid.isEmpty();
+  }
+
+  private String table(List<Report.Cell> cells) {
+    StringBuilder md = new StringBuilder();
+    md.append("## Cohort `").append(COHORT).append("`: whole Flink job, stock vs Frazil\n\n");
+    md.append(
+        "| cell | arm | n | wall s, median [min–max] | process CPU s, median [min–max]"
+            + " | CPU s / M rows | alloc GB | data MB | data files | deletes eq/pos/DV"
+            + " | commits | M rows/s | wall stock/Frazil | CPU stock/Frazil"
+            + " | alloc Frazil/stock |\n");
+    md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for (Report.Cell cell : cells) {
+      row(md, cell, cell.stock, null);
+      row(md, cell, cell.frazil, cell);
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  private void row(StringBuilder md, Report.Cell cell, List<Iteration> its, Report.Cell ratios) {
+    Report.Stat wall = Report.stat(its, i -> i.wallNs / 1e9);
+    Report.Stat cpu = Report.stat(its, i -> i.processCpuNs / 1e9);
+    Report.Stat alloc = Report.stat(its, i -> i.allocatedBytes);
+    Report.Stat out = Report.stat(its, i -> i.outputBytes);
+    Report.Stat files = Report.stat(its, i -> i.fileCount);
+    Report.Stat eq = Report.stat(its, i -> trials.get(i.seq).check.equalityDeleteFiles);
+    Report.Stat pos = Report.stat(its, i -> trials.get(i.seq).check.positionDeleteFiles);
+    Report.Stat dv = Report.stat(its, i -> trials.get(i.seq).check.deletionVectors);
+    Report.Stat commits = Report.stat(its, i -> trials.get(i.seq).check.snapshots);
+    md.append("| ").append(cell.schema);
+    md.append(" | ").append(its.get(0).arm);
+    md.append(" | ").append(its.size());
+    md.append(" | ").append(range(wall, "%.2f"));
+    md.append(" | ").append(range(cpu, "%.2f"));
+    md.append(" | ").append(Report.fmt("%.2f", cpu.median / (cell.rows / 1e6)));
+    md.append(" | ").append(Report.fmt("%.2f", alloc.median / 1e9));
+    md.append(" | ").append(Report.fmt("%.1f", out.median / (1 << 20)));
+    md.append(" | ").append(Report.fmt("%.0f", files.median));
+    md.append(" | ")
+        .append(Report.fmt("%.0f", eq.median))
+        .append('/')
+        .append(Report.fmt("%.0f", pos.median))
+        .append('/')
+        .append(Report.fmt("%.0f", dv.median));
+    md.append(" | ").append(Report.fmt("%.0f", commits.median));
+    md.append(" | ").append(Report.fmt("%.2f", cell.rows / wall.median / 1e6));
+    if (ratios == null) {
+      md.append(" | | | |\n");
+    } else {
+      Report.Ratio w = ratios.wall();
+      Report.Ratio c = ratios.cpu();
+      double allocStock = Report.stat(ratios.stock, i -> i.allocatedBytes).median;
+      md.append(" | **").append(Report.times(w.median)).append("** ").append(ratioRange(w));
+      md.append(" | **").append(Report.times(c.median)).append("** ").append(ratioRange(c));
+      md.append(" | ").append(Report.fmt("%.1f%%", 100.0 * alloc.median / allocStock));
+      md.append(" |\n");
+    }
+  }
+
+  /** Every trial in run order, warm-ups and failures included. */
+  private String trialList() {
+    StringBuilder md = new StringBuilder();
+    md.append("### Every trial (run order)\n\n");
+    md.append(
+        "| seq | cell | arm | phase | wall s | CPU s | alloc GB | GCs | data MB | files | writers"
+            + " | eq/pos/DV | commits | read back | load 1m before→after | validation |\n");
+    md.append("|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|---|\n");
+    for (Iteration it : iterations) {
+      Trial trial = trials.get(it.seq);
+      JobCheck c = trial.check;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %s | %s #%d | %.2f | %.2f | %.2f | %d | %.1f | %d | %s | %d/%d/%d | %d"
+                  + " | %,d | %.1f→%.1f | %s |\n",
+              it.seq,
+              trial.cell,
+              it.arm,
+              it.phase,
+              it.rep,
+              it.wallNs / 1e9,
+              it.processCpuNs / 1e9,
+              it.allocatedBytes / 1e9,
+              it.gcCount,
+              it.outputBytes / 1048576.0,
+              it.fileCount,
+              String.join(",", c.writerSubtasks),
+              c.equalityDeleteFiles,
+              c.positionDeleteFiles,
+              c.deletionVectors,
+              c.snapshots,
+              c.readBack.count,
+              trial.loadBefore,
+              trial.loadAfter,
+              trial.valid()
+                  ? "ok"
+                  : "**FAILED**: " + String.join("; ", trial.failures).replace("|", "\\|")));
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  private static String range(Report.Stat stat, String format) {
+    return Report.fmt(format, stat.median)
+        + " ["
+        + Report.fmt(format, stat.min)
+        + "–"
+        + Report.fmt(format, stat.max)
+        + "]";
+  }
+
+  private static String ratioRange(Report.Ratio ratio) {
+    return "[" + Report.fmt("%.2f", ratio.low) + "–" + Report.fmt("%.2f", ratio.high) + "]";
+  }
+
+  // The run-facts helpers below mirror FileWriteBench's private ones (same output format).
+
+  private static Path repoRoot() {
+    String property = System.getProperty("bench.repoRoot");
+    if (property != null && !property.isEmpty()) {
+      return Paths.get(property);
+    }
+    String top = git(Paths.get("").toAbsolutePath(), "rev-parse", "--show-toplevel");
+    return top.isEmpty() || top.startsWith("unknown") ? null : Paths.get(top);
+  }
+
+  private static String git(Path dir, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add("git");
+    command.addAll(List.of(args));
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+      if (dir != null) {
+        builder.directory(dir.toFile());
+      }
+      Process process = builder.start();
+      String output;
+      try (InputStream in = process.getInputStream()) {
+        output = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+      }
+      return process.waitFor() == 0 ? output : "unknown";
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}

@@ -1,0 +1,777 @@
+package io.frazil.bench;
+
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
+import io.frazil.partition.BucketTupleMemo;
+import io.frazil.partition.FrazilPartitionKeySelector;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.apache.iceberg.flink.sink.PartitionKeySelector;
+
+/**
+ * The routing cohort: what it costs to find a row's partition, with stock Iceberg and with Frazil's
+ * bucket-tuple memo ({@link BucketTupleMemo}), without writing any file.
+ *
+ * <ul>
+ *   <li>{@code routing-writer}: what the fan-out task writer does per row. Stock: {@code
+ *       PartitionKey.partition(RowDataWrapper.wrap(row))}, then {@code HashMap<PartitionKey,
+ *       Slot>.get}, on a miss {@code key.copy()} + put (as {@code PartitionedFanoutWriter.write}).
+ *       Frazil: {@code memo.ordinal(row)} indexes a {@code Slot[]}; when the spec is not eligible
+ *       the Frazil arm does exactly the stock thing.
+ *   <li>{@code routing-selector}: the hash-distribution {@code keyBy}. Stock {@code
+ *       PartitionKeySelector.getKey} against {@link FrazilPartitionKeySelector#getKey} (which falls
+ *       back to the stock selector for ineligible specs); each key's {@code hashCode()}, which
+ *       Flink computes to pick the key group, goes into a checksum.
+ * </ul>
+ *
+ * <p>Fixture: the {@code bid} rows of {@link Datasets} (2,000,000 by default), specs {@code
+ * bucket(auction, 4)} (eligible: 5 tuples) and {@code bucket(auction, 16384)} (not eligible).
+ * Before any timing, both arms route the whole fixture once and every row's stock and Frazil
+ * partition key (and selector string) must be equal, or the run fails. Then warm-ups and measured
+ * repetitions alternate stock, Frazil, ... in this JVM; every iteration goes to {@code
+ * iterations.jsonl}, medians to {@code results.md} (via {@link Report}). See bench/README.md,
+ * "Routing cohort".
+ */
+public final class RoutingBench {
+  static final String WRITER = "routing-writer";
+  static final String SELECTOR = "routing-selector";
+  static final List<String> ALL_COHORTS = List.of(WRITER, SELECTOR);
+
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: RoutingBench --out DIR [flags]",
+          "  --out DIR          where iterations.jsonl, results.md, ratios.svg go (required)",
+          "  --smoke            20,000 rows, 1 warm-up, 2 reps: checks the harness in seconds",
+          "  --rows N           bid rows in the fixture (default 2000000)",
+          "  --warmups N        warm-up iterations per arm per cell (default 3)",
+          "  --reps N           measured iterations per arm per cell (default 7)",
+          "  --buckets N[,N]    bucket(auction, N) specs (default 4,16384)",
+          "  --cohorts a,b      of routing-writer,routing-selector (default both)",
+          "  --seed N           data generator seed (default 42)",
+          "  --no-gc            skip System.gc() before each iteration",
+          "Flags may also come as one space-separated argument (Maven's -Dbench.args).");
+
+  private final Options options;
+  private final OperatingSystemMXBean os =
+      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+  private final List<GarbageCollectorMXBean> collectors =
+      ManagementFactory.getGarbageCollectorMXBeans();
+  private final List<Iteration> iterations = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  private BufferedWriter jsonl;
+  private String loadAtStart;
+
+  /** Keeps results alive so no arm's work is dead code. */
+  static volatile long blackhole;
+
+  private RoutingBench(Options options) {
+    this.options = options;
+  }
+
+  public static void main(String[] args) {
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    if (options == null) {
+      System.out.println(USAGE);
+      return;
+    }
+    try {
+      new RoutingBench(options).run();
+    } catch (Throwable t) {
+      System.err.println();
+      System.err.println("BENCH FAILED: " + t);
+      t.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private void run() throws IOException {
+    long started = System.nanoTime();
+    this.loadAtStart = loadAverage();
+    Guards.loggingIsQuiet();
+    Guards.check(
+        threads.isCurrentThreadCpuTimeSupported() && threads.isThreadAllocatedMemorySupported(),
+        "This JVM cannot measure thread CPU time or allocation");
+    threads.setThreadCpuTimeEnabled(true);
+    threads.setThreadAllocatedMemoryEnabled(true);
+    Files.createDirectories(options.out);
+    System.out.printf(
+        "RoutingBench %s%n  %s%n  out %s%n", options.smoke ? "(smoke)" : "", options, options.out);
+
+    Schema schema = Datasets.BID;
+    RowType rowType = FlinkSchemaUtil.convert(schema);
+    long buildStart = System.nanoTime();
+    RowData[] rows = Datasets.bids(options.rows, options.seed).toArray(new RowData[0]);
+    System.gc();
+    Runtime runtime = Runtime.getRuntime();
+    long heapInUse = runtime.totalMemory() - runtime.freeMemory();
+    System.out.printf(
+        "[bid] built %,d rows in %.1f s (heap in use %,d MB of %,d MB)%n",
+        rows.length,
+        (System.nanoTime() - buildStart) / 1e9,
+        heapInUse >> 20,
+        runtime.maxMemory() >> 20);
+    if (heapInUse > runtime.maxMemory() * 0.3) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "WARNING: the fixture occupies %,d MB of a %,d MB heap (> 30%%). Raise -Dbench.heap.",
+              heapInUse >> 20,
+              runtime.maxMemory() >> 20));
+    }
+
+    try (BufferedWriter out =
+        Files.newBufferedWriter(options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
+      this.jsonl = out;
+      for (String cohort : options.cohorts) {
+        for (int buckets : options.buckets) {
+          PartitionSpec spec = PartitionSpec.builderFor(schema).bucket("auction", buckets).build();
+          String cell = "bid bucket[" + buckets + "](auction)";
+          boolean eligible = BucketTupleMemo.isEligible(spec);
+          String route =
+              eligible ? "memo, " + tuples(spec) + " tuples" : "not eligible: stock path";
+          notes.add(
+              String.format(Locale.ROOT, "`%s` / `%s`: Frazil arm = %s.", cohort, cell, route));
+          Arm stock;
+          Arm frazil;
+          if (WRITER.equals(cohort)) {
+            stock = () -> new StockWriterRouting(spec, schema, rowType);
+            frazil =
+                eligible
+                    ? () -> new MemoWriterRouting(spec, schema, rowType)
+                    : () -> new StockWriterRouting(spec, schema, rowType);
+            verifyWriter(cell, rows, stock.newRouting(), frazil.newRouting());
+          } else {
+            stock = () -> new StockSelectorRouting(spec, schema, rowType);
+            frazil = () -> new FrazilSelectorRouting(spec, schema, rowType);
+            verifySelector(
+                cell,
+                rows,
+                new PartitionKeySelector(spec, schema, rowType),
+                new FrazilPartitionKeySelector(spec, schema, rowType));
+          }
+          runCell(cohort, cell, rows, stock, frazil);
+        }
+      }
+    }
+    writeResults((System.nanoTime() - started) / 1e9);
+  }
+
+  private static int tuples(PartitionSpec spec) {
+    return BucketTupleMemo.create(Datasets.BID, spec, FlinkSchemaUtil.convert(Datasets.BID)).size();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Verification: every row, before timing
+
+  private static void verifyWriter(String cell, RowData[] rows, Routing stock, Routing frazil) {
+    Map<PartitionKey, Integer> tuples = new HashMap<>();
+    for (int i = 0; i < rows.length; i++) {
+      Slot a = stock.route(rows[i]);
+      Slot b = frazil.route(rows[i]);
+      a.rows++;
+      b.rows++;
+      Guards.check(
+          a.key.equals(b.key) && b.key.equals(a.key) && a.key.hashCode() == b.key.hashCode(),
+          "[%s %s] row %d: stock slot key %s, Frazil slot key %s",
+          WRITER,
+          cell,
+          i,
+          a.key,
+          b.key);
+      Guards.check(
+          a.rows == b.rows,
+          "[%s %s] row %d: stock slot has %d rows, Frazil slot %d (different grouping)",
+          WRITER,
+          cell,
+          i,
+          a.rows,
+          b.rows);
+      tuples.merge(a.key, 1, Integer::sum);
+    }
+    Guards.check(
+        stock.slots() == frazil.slots() && stock.slots() == tuples.size(),
+        "[%s %s] stock opened %d slots, Frazil %d, distinct keys %d",
+        WRITER,
+        cell,
+        stock.slots(),
+        frazil.slots(),
+        tuples.size());
+    System.out.printf(
+        "[%s %s] verified: %,d rows, identical partition keys row by row, %d slots each%n",
+        WRITER, cell, rows.length, stock.slots());
+  }
+
+  private static void verifySelector(
+      String cell, RowData[] rows, PartitionKeySelector stock, FrazilPartitionKeySelector frazil) {
+    for (int i = 0; i < rows.length; i++) {
+      String a = stock.getKey(rows[i]);
+      String b = frazil.getKey(rows[i]);
+      Guards.check(
+          a.equals(b), "[%s %s] row %d: stock key '%s', Frazil key '%s'", SELECTOR, cell, i, a, b);
+    }
+    System.out.printf(
+        "[%s %s] verified: %,d rows, identical key strings (Frazil selector %s)%n",
+        SELECTOR, cell, rows.length, frazil.isMemoized() ? "memoized" : "delegating to stock");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Timing
+
+  private void runCell(String cohort, String cell, RowData[] rows, Arm stock, Arm frazil)
+      throws IOException {
+    System.out.printf(
+        "[%s %s %,d rows] %d warm-up + %d measured per arm, alternating%n",
+        cohort, cell, rows.length, options.warmups, options.reps);
+    for (int rep = 0; rep < options.warmups; rep++) {
+      timed(cohort, cell, rows, "stock", stock, "warmup", rep);
+      timed(cohort, cell, rows, "frazil", frazil, "warmup", rep);
+    }
+    for (int rep = 0; rep < options.reps; rep++) {
+      timed(cohort, cell, rows, "stock", stock, "measured", rep);
+      timed(cohort, cell, rows, "frazil", frazil, "measured", rep);
+    }
+  }
+
+  /** One pass of an arm over all rows: routing state built inside the clock, as a new writer. */
+  private void timed(
+      String cohort, String cell, RowData[] rows, String armName, Arm arm, String phase, int rep)
+      throws IOException {
+    long gcStart = System.nanoTime();
+    if (options.gcBetween) {
+      System.gc();
+    }
+    long preGcMs = (System.nanoTime() - gcStart) / 1_000_000;
+    long tid = Thread.currentThread().getId();
+    long gcCount0 = gcCount();
+    long gcMs0 = gcMillis();
+    long alloc0 = threads.getThreadAllocatedBytes(tid);
+    long thread0 = threads.getCurrentThreadCpuTime();
+    long process0 = os.getProcessCpuTime();
+    long wall0 = System.nanoTime();
+
+    Routing routing = arm.newRouting();
+    long checksum = routing.routeAll(rows);
+
+    long wall1 = System.nanoTime();
+    long process1 = os.getProcessCpuTime();
+    long thread1 = threads.getCurrentThreadCpuTime();
+    long alloc1 = threads.getThreadAllocatedBytes(tid);
+    long gcCount1 = gcCount();
+    long gcMs1 = gcMillis();
+    blackhole += checksum;
+
+    String where =
+        String.format(Locale.ROOT, "[%s %s %s %s #%d]", cohort, cell, armName, phase, rep);
+    Guards.check(
+        routing.routedRows() == rows.length,
+        "%s routed %d rows, expected %d",
+        where,
+        routing.routedRows(),
+        rows.length);
+
+    Iteration it =
+        new Iteration(
+            iterations.size(),
+            cohort,
+            cell,
+            rows.length,
+            armName,
+            phase,
+            rep,
+            wall1 - wall0,
+            process1 - process0,
+            thread1 - thread0,
+            alloc1 - alloc0,
+            gcCount1 - gcCount0,
+            gcMs1 - gcMs0,
+            0L,
+            routing.slots(),
+            rows.length,
+            0,
+            null);
+    iterations.add(it);
+    jsonl.write(it.toJson());
+    jsonl.newLine();
+    jsonl.flush();
+    System.out.printf(
+        Locale.ROOT,
+        "  %-6s %-8s #%d  wall %8.1f ms  cpu %8.1f ms  thread %8.1f ms  alloc %8.1f MB"
+            + " (%6.1f B/row)  gc %2d  slots %d  (pre-gc %d ms)%n",
+        armName,
+        phase,
+        rep,
+        it.wallNs / 1e6,
+        it.processCpuNs / 1e6,
+        it.threadCpuNs / 1e6,
+        it.allocatedBytes / 1048576.0,
+        it.allocatedBytes / (double) rows.length,
+        it.gcCount,
+        routing.slots(),
+        preGcMs);
+  }
+
+  private long gcCount() {
+    long count = 0;
+    for (GarbageCollectorMXBean gc : collectors) {
+      count += Math.max(0, gc.getCollectionCount());
+    }
+    return count;
+  }
+
+  private long gcMillis() {
+    long ms = 0;
+    for (GarbageCollectorMXBean gc : collectors) {
+      ms += Math.max(0, gc.getCollectionTime());
+    }
+    return ms;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The arms
+
+  /** Creates fresh routing state, as a new task writer or a freshly deserialized key selector. */
+  interface Arm {
+    Routing newRouting();
+  }
+
+  /** A writer's partition slot (stands in for its RollingFileWriter). */
+  static final class Slot {
+    final PartitionKey key;
+    long rows;
+
+    Slot(PartitionKey key) {
+      this.key = key;
+    }
+  }
+
+  abstract static class Routing {
+    long routed;
+    int slots;
+
+    /** Routes one row (verification only). */
+    abstract Slot route(RowData row);
+
+    /** Routes every row; returns a checksum that depends on every routing decision. */
+    abstract long routeAll(RowData[] rows);
+
+    long routedRows() {
+      return routed;
+    }
+
+    int slots() {
+      return slots;
+    }
+  }
+
+  /** PartitionedFanoutWriter.write: partition(wrap(row)), HashMap probe, copy + put on a miss. */
+  static final class StockWriterRouting extends Routing {
+    private final PartitionKey partitionKey;
+    private final RowDataWrapper wrapper;
+    private final Map<PartitionKey, Slot> writers = new HashMap<>();
+
+    StockWriterRouting(PartitionSpec spec, Schema schema, RowType rowType) {
+      this.partitionKey = new PartitionKey(spec, schema);
+      this.wrapper = new RowDataWrapper(rowType, schema.asStruct());
+    }
+
+    @Override
+    Slot route(RowData row) {
+      partitionKey.partition(wrapper.wrap(row));
+      Slot slot = writers.get(partitionKey);
+      if (slot == null) {
+        PartitionKey copy = partitionKey.copy();
+        slot = new Slot(copy);
+        writers.put(copy, slot);
+        slots++;
+      }
+      routed++;
+      return slot;
+    }
+
+    @Override
+    long routeAll(RowData[] rows) {
+      long checksum = 0;
+      for (RowData row : rows) {
+        Slot slot = route(row);
+        slot.rows++;
+        checksum += slot.rows;
+      }
+      return checksum;
+    }
+  }
+
+  /** Frazil's fan-out writer: memo.ordinal(row) indexes an array of slots. */
+  static final class MemoWriterRouting extends Routing {
+    private final BucketTupleMemo memo;
+    private final Slot[] writers;
+
+    MemoWriterRouting(PartitionSpec spec, Schema schema, RowType rowType) {
+      this.memo = BucketTupleMemo.create(schema, spec, rowType);
+      this.writers = new Slot[memo.size()];
+    }
+
+    @Override
+    Slot route(RowData row) {
+      int ordinal = memo.ordinal(row);
+      Slot slot = writers[ordinal];
+      if (slot == null) {
+        slot = new Slot(memo.key(ordinal));
+        writers[ordinal] = slot;
+        slots++;
+      }
+      routed++;
+      return slot;
+    }
+
+    @Override
+    long routeAll(RowData[] rows) {
+      long checksum = 0;
+      for (RowData row : rows) {
+        Slot slot = route(row);
+        slot.rows++;
+        checksum += slot.rows;
+      }
+      return checksum;
+    }
+  }
+
+  /** Stock keyBy: PartitionKeySelector.getKey(row), whose String Flink then hashes. */
+  static final class StockSelectorRouting extends Routing {
+    private final PartitionKeySelector selector;
+
+    StockSelectorRouting(PartitionSpec spec, Schema schema, RowType rowType) {
+      this.selector = new PartitionKeySelector(spec, schema, rowType);
+    }
+
+    @Override
+    Slot route(RowData row) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    long routeAll(RowData[] rows) {
+      long checksum = 0;
+      for (RowData row : rows) {
+        checksum += selector.getKey(row).hashCode();
+      }
+      routed += rows.length;
+      return checksum;
+    }
+  }
+
+  /** Frazil keyBy: FrazilPartitionKeySelector.getKey(row) (memoized path or stock fallback). */
+  static final class FrazilSelectorRouting extends Routing {
+    private final FrazilPartitionKeySelector selector;
+
+    FrazilSelectorRouting(PartitionSpec spec, Schema schema, RowType rowType) {
+      this.selector = new FrazilPartitionKeySelector(spec, schema, rowType);
+    }
+
+    @Override
+    Slot route(RowData row) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    long routeAll(RowData[] rows) {
+      long checksum = 0;
+      for (RowData row : rows) {
+        checksum += selector.getKey(row).hashCode();
+      }
+      routed += rows.length;
+      return checksum;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // results.md (tables from Report), ratios.svg
+
+  private void writeResults(double seconds) throws IOException {
+    List<Report.Cell> cells = Report.cells(iterations);
+    String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    String commit = git("rev-parse", "HEAD");
+    String dirty = git("status", "--porcelain");
+    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
+    String java =
+        System.getProperty("java.version")
+            + " ("
+            + System.getProperty("java.vm.name")
+            + " "
+            + System.getProperty("java.vm.version")
+            + ")";
+    int cores = Runtime.getRuntime().availableProcessors();
+    StringBuilder md = new StringBuilder();
+    md.append("# Partition routing: stock Iceberg vs Frazil's bucket-tuple memo\n\n");
+    md.append("| | |\n|---|---|\n");
+    md.append("| date (UTC) | ").append(now).append(" |\n");
+    md.append("| commit | `").append(commit).append('`');
+    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
+    md.append(" |\n");
+    md.append("| machine | ").append(System.getProperty("os.name")).append(' ');
+    md.append(System.getProperty("os.arch")).append(", ").append(cores).append(" cores |\n");
+    md.append("| load average (1, 5, 15 min) | at start ").append(loadAtStart);
+    md.append(", at end ").append(loadAverage());
+    md.append(" (other work on the machine competes with both arms) |\n");
+    md.append("| JVM | ").append(java).append(", `");
+    md.append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    md.append("` |\n");
+    md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
+    md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| plan | bid fixture %,d rows, %d warm-up(s) + %d measured per arm per cell,"
+                + " seed %d, %.0f s in total |\n\n",
+            options.rows,
+            options.warmups,
+            options.reps,
+            options.seed,
+            seconds));
+    for (String note : notes) {
+      md.append("- ").append(note).append('\n');
+    }
+    md.append('\n');
+    md.append(
+        "Before timing, both arms routed every row of the fixture and produced equal partition"
+            + " keys (writer) or identical key strings (selector) row by row. Each iteration builds"
+            + " fresh routing state (a new writer's map, memo and slots; a new key selector) and"
+            + " routes all rows; nothing is written. Medians of the measured repetitions, [min–max];"
+            + " ratios are stock / Frazil (> 1 means Frazil is faster); allocation is Frazil / stock."
+            + " The `output MB` column does not apply here (always 0). Every iteration, warm-ups"
+            + " included, is in `iterations.jsonl`.\n\n");
+    String tables = Report.tables(cells, options.cohorts);
+    // Report titles non-file-write cohorts as arrow-input; give the routing cohorts their own.
+    tables =
+        tables.replaceAll(
+            "(## Cohort `" + WRITER + "`: )[^\n]*",
+            "$1fan-out task writer: partition key per row + writer lookup (no file writing)");
+    tables =
+        tables.replaceAll(
+            "(## Cohort `" + SELECTOR + "`: )[^\n]*",
+            "$1`keyBy` key selector: partition path String per row + its hashCode()");
+    md.append(tables);
+    md.append(
+        "Columns: *wall* = `System.nanoTime()` around building the routing state and routing");
+    md.append(" every row; *process CPU* = all threads (JIT and GC included); *thread CPU* = the");
+    md.append(" routing thread; *alloc* = Java heap bytes allocated by the routing thread");
+    md.append(" (`ThreadMXBean.getThreadAllocatedBytes`).\n");
+    Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
+    boolean finite = !cells.isEmpty();
+    for (Report.Cell cell : cells) {
+      // Process CPU has 10 ms resolution: a smoke run can measure 0 ms and an infinite ratio,
+      // which the chart cannot scale to.
+      finite &= Double.isFinite(cell.wall().high) && Double.isFinite(cell.cpu().high);
+      finite &= Double.isFinite(cell.wall().low) && Double.isFinite(cell.cpu().low);
+    }
+    if (!finite) {
+      System.out.println(
+          "ratios.svg not written: a ratio is not finite (timings below resolution)");
+    } else {
+      String subtitle =
+          String.format(
+              Locale.ROOT,
+              "routing only, %s, %d cores, Java %s, commit %.10s%s",
+              now.substring(0, 10),
+              cores,
+              System.getProperty("java.version"),
+              commit,
+              options.smoke ? ", SMOKE run, not a measurement" : "");
+      Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
+    }
+    System.out.println();
+    System.out.print(tables);
+    System.out.printf(
+        "%d iterations, all guards passed, %.0f s; results in %s%n",
+        iterations.size(), seconds, options.out);
+  }
+
+  /** The first three fields of /proc/loadavg, or "unknown". */
+  private static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + " " + fields[1] + " " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  private static String git(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add("git");
+    command.addAll(List.of(args));
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+      String root = System.getProperty("bench.repoRoot");
+      if (root != null && !root.isEmpty()) {
+        builder.directory(Paths.get(root).toFile());
+      }
+      Process process = builder.start();
+      String output;
+      try (InputStream in = process.getInputStream()) {
+        output = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+      }
+      return process.waitFor() == 0 ? output : "unknown";
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** Command-line flags. */
+  static final class Options {
+    Path out = null;
+    boolean smoke = false;
+    int rows = 2_000_000;
+    int warmups = 3;
+    int reps = 7;
+    List<Integer> buckets = List.of(4, 16384);
+    List<String> cohorts = ALL_COHORTS;
+    long seed = 42L;
+    boolean gcBetween = true;
+    final List<String> raw = new ArrayList<>();
+
+    /** Returns null when only the usage was asked for. */
+    static Options parse(String[] args) {
+      List<String> tokens = new ArrayList<>();
+      for (String arg : args) {
+        for (String token : arg.trim().split("\\s+")) {
+          if (!token.isEmpty()) {
+            tokens.add(token);
+          }
+        }
+      }
+      Options options = new Options();
+      options.raw.addAll(tokens);
+      if (tokens.contains("--smoke")) {
+        options.smoke = true;
+        options.rows = 20_000;
+        options.warmups = 1;
+        options.reps = 2;
+      }
+      for (int i = 0; i < tokens.size(); i++) {
+        String flag = tokens.get(i);
+        switch (flag) {
+          case "--help":
+          case "-h":
+            return null;
+          case "--smoke":
+            break;
+          case "--out":
+            options.out = Paths.get(value(tokens, ++i, flag)).toAbsolutePath().normalize();
+            break;
+          case "--rows":
+            options.rows = positive(value(tokens, ++i, flag), flag);
+            break;
+          case "--warmups":
+            options.warmups = Integer.parseInt(value(tokens, ++i, flag));
+            if (options.warmups < 0) {
+              throw new IllegalArgumentException("--warmups must be >= 0");
+            }
+            break;
+          case "--reps":
+            options.reps = positive(value(tokens, ++i, flag), flag);
+            break;
+          case "--buckets":
+            {
+              List<Integer> values = new ArrayList<>();
+              for (String part : value(tokens, ++i, flag).split(",")) {
+                values.add(positive(part, flag));
+              }
+              options.buckets = List.copyOf(values);
+              break;
+            }
+          case "--cohorts":
+            {
+              List<String> values = new ArrayList<>();
+              for (String part : value(tokens, ++i, flag).split(",")) {
+                if (!ALL_COHORTS.contains(part)) {
+                  throw new IllegalArgumentException(
+                      "--cohorts: unknown " + part + ", expected " + ALL_COHORTS);
+                }
+                values.add(part);
+              }
+              options.cohorts = List.copyOf(values);
+              break;
+            }
+          case "--seed":
+            options.seed = Long.parseLong(value(tokens, ++i, flag));
+            break;
+          case "--no-gc":
+            options.gcBetween = false;
+            break;
+          default:
+            throw new IllegalArgumentException("Unknown flag " + flag + "\n" + USAGE);
+        }
+      }
+      if (options.out == null) {
+        throw new IllegalArgumentException("--out DIR is required\n" + USAGE);
+      }
+      return options;
+    }
+
+    private static String value(List<String> tokens, int index, String flag) {
+      if (index >= tokens.size()) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      return tokens.get(index);
+    }
+
+    private static int positive(String text, String flag) {
+      int value = Integer.parseInt(text.replace("_", ""));
+      if (value <= 0) {
+        throw new IllegalArgumentException(flag + " must be positive, got " + text);
+      }
+      return value;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          Locale.ROOT,
+          "rows=%d warmups=%d reps=%d buckets=%s cohorts=%s seed=%d gcBetween=%s",
+          rows,
+          warmups,
+          reps,
+          buckets,
+          cohorts,
+          seed,
+          gcBetween);
+    }
+  }
+}

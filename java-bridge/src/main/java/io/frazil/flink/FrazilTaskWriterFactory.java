@@ -1,0 +1,142 @@
+package io.frazil.flink;
+
+import io.frazil.partition.BucketTupleMemo;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.flink.sink.FrazilPartitionedDeltaWriter;
+import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
+import org.apache.iceberg.flink.sink.TaskWriterFactory;
+import org.apache.iceberg.io.TaskWriter;
+
+/**
+ * Iceberg's {@link RowDataTaskWriterFactory} with Frazil's partition-key memoizer in its
+ * partitioned writers.
+ *
+ * <p>For a bucket-only partition spec small enough for {@link BucketTupleMemo} (every field {@code
+ * bucket[N]}, at most {@value BucketTupleMemo#MAX_TUPLES} tuples counting a null slot per field),
+ * {@link #create()} returns a fan-out writer (appends) or a delta writer (equality fields) that
+ * look each row's partition up by its bucket ordinal instead of building, hashing and probing a
+ * {@code PartitionKey}. Everything else, and any spec or table where the memoizer is switched off,
+ * gets exactly the writer the wrapped Iceberg factory creates. Both kinds use the wrapped factory's
+ * own file writer factory, output file factory and settings, so files, names, rolling and deletes
+ * are Iceberg's.
+ *
+ * <p>Off switches: table property {@value #TABLE_PROPERTY}{@code =false}, JVM system property
+ * {@value #SYSTEM_PROPERTY}{@code =false}, or Frazil itself switched off for the table ({@link
+ * FrazilFlink#TABLE_PROPERTY}{@code =false}).
+ */
+public final class FrazilTaskWriterFactory implements TaskWriterFactory<RowData> {
+  /** Table property that keeps Iceberg's own partition routing for one table. */
+  public static final String TABLE_PROPERTY = "write.frazil.partition-memo.enabled";
+
+  /** JVM system property that keeps Iceberg's own partition routing in this process. */
+  public static final String SYSTEM_PROPERTY = "frazil.partition-memo.enabled";
+
+  private static final long serialVersionUID = 1L;
+  private static final AtomicLong MEMOIZED_WRITERS = new AtomicLong();
+  private static final AtomicLong MEMOIZED_DELTA_WRITERS = new AtomicLong();
+
+  private final RowDataTaskWriterFactory delegate;
+  private transient StockTaskWriterFactory stock;
+  private transient BucketTupleMemo memo;
+
+  public FrazilTaskWriterFactory(RowDataTaskWriterFactory delegate) {
+    this.delegate = delegate;
+  }
+
+  /** The Iceberg factory this one stands in for. */
+  public RowDataTaskWriterFactory delegate() {
+    return delegate;
+  }
+
+  /** Task writers created with the memoizer in this process so far (tests, logs). */
+  public static long memoizedWriters() {
+    return MEMOIZED_WRITERS.get();
+  }
+
+  /** Of {@link #memoizedWriters()}, the equality-delta (upsert / CDC) writers. */
+  public static long memoizedDeltaWriters() {
+    return MEMOIZED_DELTA_WRITERS.get();
+  }
+
+  @Override
+  public void initialize(int taskId, int attemptId) {
+    delegate.initialize(taskId, attemptId);
+    this.memo = null;
+    try {
+      this.stock = StockTaskWriterFactory.open(delegate);
+      PartitionSpec spec = stock.spec();
+      if (BucketTupleMemo.isEligible(spec) && enabledFor(stock.table().properties())) {
+        this.memo = BucketTupleMemo.create(stock.schema(), spec, stock.flinkSchema());
+      }
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      FrazilFlink.logOnce(
+          "memo-unavailable:" + e.getClass().getName(),
+          "Frazil's partition-key memoizer is not used (Iceberg's task writer factory is not as"
+              + " expected): "
+              + e);
+      this.stock = null;
+    }
+  }
+
+  @Override
+  public TaskWriter<RowData> create() {
+    if (memo == null) {
+      return delegate.create();
+    }
+    try {
+      stock.refreshTable();
+      TaskWriter<RowData> writer = memoizedWriter();
+      MEMOIZED_WRITERS.incrementAndGet();
+      return writer;
+    } catch (ReflectiveOperationException | LinkageError e) {
+      // LinkageError: the delta writer lives in Iceberg's package and cannot be linked when
+      // Iceberg was loaded by another class loader than Frazil.
+      FrazilFlink.logOnce(
+          "memo-create:" + e.getClass().getName(),
+          "Frazil's partition-key memoizer is not used: " + e);
+      this.memo = null;
+      return delegate.create();
+    }
+  }
+
+  private TaskWriter<RowData> memoizedWriter() throws ReflectiveOperationException {
+    Set<Integer> equalityFieldIds = stock.equalityFieldIds();
+    if (equalityFieldIds == null || equalityFieldIds.isEmpty()) {
+      return new MemoizedFanoutWriter(
+          memo,
+          stock.format(),
+          stock.fileWriterFactory(),
+          stock.outputFileFactory(),
+          stock.table().io(),
+          stock.targetFileSizeBytes());
+    }
+    MEMOIZED_DELTA_WRITERS.incrementAndGet();
+    return new FrazilPartitionedDeltaWriter(
+        memo,
+        stock.format(),
+        stock.fileWriterFactory(),
+        stock.outputFileFactory(),
+        stock.table().io(),
+        stock.targetFileSizeBytes(),
+        stock.schema(),
+        stock.flinkSchema(),
+        equalityFieldIds,
+        stock.upsert(),
+        stock.useDv());
+  }
+
+  static boolean enabledFor(Map<String, String> tableProperties) {
+    return FrazilFlink.processEnabled()
+        && isTrue(System.getProperty(SYSTEM_PROPERTY))
+        && isTrue(tableProperties.get(TABLE_PROPERTY))
+        && isTrue(tableProperties.get(FrazilFlink.TABLE_PROPERTY));
+  }
+
+  private static boolean isTrue(String value) {
+    return value == null || !"false".equalsIgnoreCase(value.trim());
+  }
+}
