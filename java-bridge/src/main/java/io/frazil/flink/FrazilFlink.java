@@ -131,8 +131,11 @@ public final class FrazilFlink {
     STOCK_DATA_FILES.incrementAndGet();
   }
 
-  /** Logs each distinct reason for a fallback once per process. */
-  static void logOnce(String reasonKey, String message) {
+  /**
+   * Logs each distinct reason for a fallback once per process (public for Frazil's classes that
+   * must live in Iceberg's packages).
+   */
+  public static void logOnce(String reasonKey, String message) {
     if (LOGGED_REASONS.add(reasonKey)) {
       LOG.warn("{} (logged once)", message);
     }

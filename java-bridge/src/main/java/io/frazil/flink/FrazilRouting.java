@@ -25,6 +25,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.flink.sink.TaskWriterFactory;
+import org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting;
 
 /**
  * Puts Frazil's partition-key memoizer into the {@code FlinkSink} pipelines of a job before it is
@@ -35,8 +36,9 @@ import org.apache.iceberg.flink.sink.TaskWriterFactory;
  * and swaps, in place: the task writer factory of every Iceberg stream writer operator for a {@link
  * FrazilTaskWriterFactory} around it, and every {@link PartitionKeySelector} (hash distribution)
  * for a {@link FrazilPartitionKeySelector} that returns the same key strings, so rows reach the
- * same subtasks and key groups as before (savepoints stay compatible). Anything it does not
- * recognise is left alone.
+ * same subtasks and key groups as before (savepoints stay compatible); and, in Dynamic Iceberg Sink
+ * jobs, the writers and hash-distribution writer keys ({@link FrazilDynamicRouting}). Anything it
+ * does not recognise is left alone.
  */
 public final class FrazilRouting {
   private static final String STREAM_WRITER = "org.apache.iceberg.flink.sink.IcebergStreamWriter";
@@ -61,7 +63,7 @@ public final class FrazilRouting {
       }
       pending.addAll(transformation.getInputs());
       try {
-        replaced += rewrite(transformation);
+        replaced += rewrite(transformation) + rewriteDynamicSink(transformation);
       } catch (ReflectiveOperationException | RuntimeException e) {
         FrazilFlink.logOnce(
             "routing-rewrite:" + e.getClass().getName(),
@@ -69,6 +71,21 @@ public final class FrazilRouting {
       }
     }
     return replaced;
+  }
+
+  private static int rewriteDynamicSink(Transformation<?> transformation)
+      throws ReflectiveOperationException {
+    try {
+      return FrazilDynamicRouting.rewrite(transformation);
+    } catch (LinkageError e) {
+      // Iceberg's Flink classes come from another class loader: no package access.
+      FrazilFlink.logOnce(
+          "dynamic-linkage",
+          "Frazil's memoizer is not used in Dynamic Iceberg Sink jobs (Iceberg is loaded by"
+              + " another class loader): "
+              + e);
+      return 0;
+    }
   }
 
   private static int rewrite(Transformation<?> transformation) throws ReflectiveOperationException {
@@ -115,14 +132,21 @@ public final class FrazilRouting {
     Field field = operator.getClass().getDeclaredField("taskWriterFactory");
     field.setAccessible(true);
     TaskWriterFactory<?> current = (TaskWriterFactory<?>) field.get(operator);
-    if (!(current instanceof RowDataTaskWriterFactory)) {
+    if (!(current instanceof RowDataTaskWriterFactory)
+        || current instanceof FrazilTaskWriterFactory) {
       return 0; // already Frazil's, or a factory this pass does not know
     }
-    field.set(operator, new FrazilTaskWriterFactory((RowDataTaskWriterFactory) current));
+    RowDataTaskWriterFactory wrapped =
+        FrazilTaskWriterFactory.wrap((RowDataTaskWriterFactory) current);
+    if (wrapped == current) {
+      return 0;
+    }
+    field.set(operator, wrapped);
     return 1;
   }
 
-  private static FrazilPartitionKeySelector memoized(PartitionKeySelector stock)
+  /** Frazil's selector for the same spec, schema and row type as Iceberg's {@code stock}. */
+  public static FrazilPartitionKeySelector memoized(PartitionKeySelector stock)
       throws ReflectiveOperationException {
     Schema schema = (Schema) read(stock, "schema");
     RowType flinkSchema = (RowType) read(stock, "flinkSchema");

@@ -8,7 +8,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.flink.sink.FrazilPartitionedDeltaWriter;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
-import org.apache.iceberg.flink.sink.TaskWriterFactory;
 import org.apache.iceberg.io.TaskWriter;
 
 /**
@@ -28,7 +27,7 @@ import org.apache.iceberg.io.TaskWriter;
  * {@value #SYSTEM_PROPERTY}{@code =false}, or Frazil itself switched off for the table ({@link
  * FrazilFlink#TABLE_PROPERTY}{@code =false}).
  */
-public final class FrazilTaskWriterFactory implements TaskWriterFactory<RowData> {
+public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
   /** Table property that keeps Iceberg's own partition routing for one table. */
   public static final String TABLE_PROPERTY = "write.frazil.partition-memo.enabled";
 
@@ -43,8 +42,44 @@ public final class FrazilTaskWriterFactory implements TaskWriterFactory<RowData>
   private transient StockTaskWriterFactory stock;
   private transient BucketTupleMemo memo;
 
-  public FrazilTaskWriterFactory(RowDataTaskWriterFactory delegate) {
+  /**
+   * A subclass, so it fits wherever Iceberg holds a {@link RowDataTaskWriterFactory} (the Dynamic
+   * Iceberg Sink's writer caches). The superclass state is built from the same settings but never
+   * used: every call goes to {@code delegate}, or to the memoized writers built from its parts.
+   */
+  private FrazilTaskWriterFactory(RowDataTaskWriterFactory delegate, StockTaskWriterFactory view)
+      throws ReflectiveOperationException {
+    super(
+        view.tableSupplier(),
+        view.flinkSchema(),
+        view.targetFileSizeBytes(),
+        view.format(),
+        Map.of(),
+        view.equalityFieldIds(),
+        view.upsert(),
+        view.schema(),
+        view.spec());
     this.delegate = delegate;
+  }
+
+  /**
+   * Frazil's factory around {@code factory}; {@code factory} itself when it already is one or when
+   * this Iceberg's factory cannot be read (a warning is logged once).
+   */
+  public static RowDataTaskWriterFactory wrap(RowDataTaskWriterFactory factory) {
+    if (factory instanceof FrazilTaskWriterFactory) {
+      return factory;
+    }
+    try {
+      return new FrazilTaskWriterFactory(factory, StockTaskWriterFactory.open(factory));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      FrazilFlink.logOnce(
+          "memo-wrap:" + e.getClass().getName(),
+          "Frazil's partition-key memoizer is not used (Iceberg's task writer factory is not as"
+              + " expected): "
+              + e);
+      return factory;
+    }
   }
 
   /** The Iceberg factory this one stands in for. */

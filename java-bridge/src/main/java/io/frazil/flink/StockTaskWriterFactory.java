@@ -3,7 +3,6 @@ package io.frazil.flink;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.Set;
-import java.util.function.Supplier;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.FileFormat;
@@ -13,6 +12,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.io.FileWriterFactory;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.util.SerializableSupplier;
 
 /**
  * A read-only view of the settings inside Iceberg's {@link RowDataTaskWriterFactory}.
@@ -89,9 +89,13 @@ final class StockTaskWriterFactory {
     return (OutputFileFactory) read("outputFileFactory");
   }
 
-  @SuppressWarnings("unchecked")
   Table table() throws ReflectiveOperationException {
-    return ((Supplier<Table>) read("tableSupplier")).get();
+    return tableSupplier().get();
+  }
+
+  @SuppressWarnings("unchecked")
+  SerializableSupplier<Table> tableSupplier() throws ReflectiveOperationException {
+    return (SerializableSupplier<Table>) read("tableSupplier");
   }
 
   /** What stock {@code create()} does first: refresh a caching table supplier. */

@@ -20,6 +20,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
@@ -189,6 +190,7 @@ final class FlinkJobs {
               .catalogLoader(catalogLoader)
               .writeParallelism(2)
               .append();
+          FrazilRouting.accelerate(env);
           env.execute("DynamicIcebergSink " + table);
           break;
         }
@@ -262,6 +264,8 @@ final class FlinkJobs {
       if (upsert) {
         record.setUpsertMode(true);
         record.setEqualityFields(Set.of("id"));
+        // Hash distribution: partitioned tables route by partition key (id is the bucket source).
+        record.setDistributionMode(DistributionMode.HASH);
       }
       out.collect(record);
     }

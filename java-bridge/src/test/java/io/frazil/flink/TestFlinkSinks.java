@@ -114,9 +114,11 @@ public class TestFlinkSinks {
     }
     assertThat(FrazilFlink.nativeDataFiles() - before)
         .isGreaterThanOrEqualTo(files.dataFiles.size());
-    // FlinkJobs runs FlinkSink jobs through FrazilRouting: bucket-only tables route by memo.
+    // FlinkJobs runs FlinkSink and Dynamic sink jobs through FrazilRouting: bucket-only tables
+    // route by memo there.
     boolean memoized =
-        sink == FlinkJobs.Sink.FLINK_SINK && partitioning == FlinkJobs.Partitioning.BUCKET;
+        (sink == FlinkJobs.Sink.FLINK_SINK || sink == FlinkJobs.Sink.DYNAMIC_SINK)
+            && partitioning == FlinkJobs.Partitioning.BUCKET;
     assertThat(FrazilTaskWriterFactory.memoizedWriters() > memoizedBefore)
         .as("task writers created with the partition-key memoizer")
         .isEqualTo(memoized);

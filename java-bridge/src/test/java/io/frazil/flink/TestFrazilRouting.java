@@ -205,7 +205,8 @@ public class TestFrazilRouting {
 
     long before = FrazilTaskWriterFactory.memoizedWriters();
     WriteResult stock = write(stockFactory(stockTable, upsert), rows);
-    FrazilTaskWriterFactory frazil = new FrazilTaskWriterFactory(stockFactory(frazilTable, upsert));
+    TaskWriterFactory<RowData> frazil =
+        FrazilTaskWriterFactory.wrap(stockFactory(frazilTable, upsert));
     WriteResult memoized = write(frazil, rows);
     assertThat(FrazilTaskWriterFactory.memoizedWriters()).isEqualTo(before + 1);
 
@@ -228,9 +229,9 @@ public class TestFrazilRouting {
   @Test
   public void writerChoice() throws Exception {
     Table eligible = table("eligible", "bucket3x5", 2, Map.of());
-    assertThat(writerClass(new FrazilTaskWriterFactory(stockFactory(eligible, false))))
+    assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(eligible, false))))
         .isEqualTo("MemoizedFanoutWriter");
-    assertThat(writerClass(new FrazilTaskWriterFactory(stockFactory(eligible, true))))
+    assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(eligible, true))))
         .isEqualTo("FrazilPartitionedDeltaWriter");
 
     // 33 × 33 tuples is over the bound; identity is not a bucket transform.
@@ -241,17 +242,17 @@ public class TestFrazilRouting {
     Table frazilOff =
         table("frazil_off", "bucket4", 2, Map.of(FrazilFlink.TABLE_PROPERTY, "false"));
     for (Table table : List.of(tooLarge, identity, memoOff, frazilOff)) {
-      assertThat(writerClass(new FrazilTaskWriterFactory(stockFactory(table, false))))
+      assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(table, false))))
           .as("append writer for %s", table.name())
           .isEqualTo(writerClass(stockFactory(table, false)))
           .isNotEqualTo("MemoizedFanoutWriter");
     }
-    assertThat(writerClass(new FrazilTaskWriterFactory(stockFactory(tooLarge, false))))
+    assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(tooLarge, false))))
         .isEqualTo("RowDataPartitionedFanoutWriter");
 
     String previous = System.setProperty(FrazilTaskWriterFactory.SYSTEM_PROPERTY, "false");
     try {
-      assertThat(writerClass(new FrazilTaskWriterFactory(stockFactory(eligible, false))))
+      assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(eligible, false))))
           .isEqualTo("RowDataPartitionedFanoutWriter");
     } finally {
       if (previous == null) {
@@ -326,6 +327,61 @@ public class TestFrazilRouting {
     assertThat(tasksPerPartition.values()).allMatch(tasks -> tasks.size() == 1);
   }
 
+  /**
+   * Dynamic Iceberg Sink: forward appends (writers chained to the generator) and hash-distributed
+   * upserts (writer keys from the partition path) both route by memo, and every data file holds
+   * exactly the rows of its partition.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"forward", "hash-upsert"})
+  public void dynamicSinkRoutesThroughTheMemo(String mode) throws Exception {
+    String name = "dynamic_" + mode.replace('-', '_');
+    Table table = table(name, "bucket4", 3, Map.of());
+    boolean upsert = mode.equals("hash-upsert");
+    List<RowData> rows = FlinkJobs.rows(0, 4000, "a");
+
+    long writersBefore = FrazilTaskWriterFactory.memoizedWriters();
+    long keysBefore =
+        org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting.memoizedKeySelectors();
+    FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, rows, upsert);
+    if (upsert) {
+      // Update every other id: the equality deletes and deletion vectors must land per partition.
+      List<RowData> updates = new ArrayList<>();
+      for (long id = 0; id < 4000; id += 2) {
+        updates.add(FlinkJobs.row(id, "b-" + id));
+      }
+      FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, updates, true);
+      rows = new ArrayList<>(rows);
+      for (RowData update : updates) {
+        rows.set((int) update.getLong(0), update);
+      }
+    }
+
+    assertThat(FrazilTaskWriterFactory.memoizedWriters()).isGreaterThan(writersBefore);
+    long keys =
+        org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting.memoizedKeySelectors()
+            - keysBefore;
+    // One selector per generator subtask and job when rows are hash-distributed; none forward.
+    assertThat(keys > 0).as("%s writer-key selectors on the memo", keys).isEqualTo(upsert);
+    table.refresh();
+    assertThat(TestFlinkSinks.rowsOf(FlinkJobs.read(table)))
+        .containsExactlyInAnyOrderElementsOf(TestFlinkSinks.strings(rows));
+    Map<String, Set<String>> tasksPerPartition = Maps.newHashMap();
+    for (org.apache.iceberg.DataFile file : FlinkJobs.files(table).dataFiles) {
+      String path = table.spec().partitionToPath(file.partition());
+      assertThat(path).isEqualTo(table.spec().partitionToPath(partitionOf(table, file)));
+      String fileName = file.location().substring(file.location().lastIndexOf('/') + 1);
+      tasksPerPartition
+          .computeIfAbsent(path, p -> new java.util.HashSet<>())
+          .add(fileName.split("-")[0]);
+    }
+    assertThat(tasksPerPartition).hasSize(4);
+    if (upsert) {
+      // Hash distribution by partition path: each bucket is written by one writer subtask.
+      assertThat(tasksPerPartition.values()).allMatch(tasks -> tasks.size() == 1);
+    }
+  }
+
   /** The partition recomputed from the file's own rows by Iceberg's PartitionKey. */
   private static org.apache.iceberg.StructLike partitionOf(
       Table table, org.apache.iceberg.DataFile file) throws java.io.IOException {
@@ -382,7 +438,7 @@ public class TestFrazilRouting {
             List.of(1),
             false);
     WriteResult stock = write(stockFactory, rows);
-    WriteResult memoized = write(new FrazilTaskWriterFactory(frazilDelegate), rows);
+    WriteResult memoized = write(FrazilTaskWriterFactory.wrap(frazilDelegate), rows);
     commit(stockTable, stock);
     commit(frazilTable, memoized);
     assertThat(TestFlinkSinks.rowsOf(FlinkJobs.read(frazilTable)))
