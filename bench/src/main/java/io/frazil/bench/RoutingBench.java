@@ -17,6 +17,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -46,13 +47,14 @@ import org.apache.iceberg.flink.sink.PartitionKeySelector;
  *       Flink computes to pick the key group, goes into a checksum.
  * </ul>
  *
- * <p>Fixture: the {@code bid} rows of {@link Datasets} (2,000,000 by default), specs {@code
- * bucket(auction, 4)} (eligible: 5 tuples) and {@code bucket(auction, 16384)} (not eligible).
- * Before any timing, both arms route the whole fixture once and every row's stock and Frazil
- * partition key (and selector string) must be equal, or the run fails. Then warm-ups and measured
- * repetitions alternate stock, Frazil, ... in this JVM; every iteration goes to {@code
- * iterations.jsonl}, medians to {@code results.md} (via {@link Report}). See bench/README.md,
- * "Routing cohort".
+ * <p>Fixtures: "cold", the {@code bid} rows of {@link Datasets} (2,000,000 distinct rows by
+ * default), and "hot", the first 4,096 of them cycled to as many routes (rows a writer meets right
+ * after the upstream operator built them: in cache). Specs {@code bucket(auction, 4)} (eligible: 5
+ * tuples) and {@code bucket(auction, 16384)} (not eligible). Before any timing, both arms route the
+ * whole fixture once and every row's stock and Frazil partition key (and selector string) must be
+ * equal, or the run fails. Then warm-ups and measured repetitions alternate stock, Frazil, ... in
+ * this JVM; every iteration goes to {@code iterations.jsonl}, medians to {@code results.md} (via
+ * {@link Report}). See bench/README.md, "Routing cohort".
  */
 public final class RoutingBench {
   static final String WRITER = "routing-writer";
@@ -65,7 +67,9 @@ public final class RoutingBench {
           "usage: RoutingBench --out DIR [flags]",
           "  --out DIR          where iterations.jsonl, results.md, ratios.svg go (required)",
           "  --smoke            20,000 rows, 1 warm-up, 2 reps: checks the harness in seconds",
-          "  --rows N           bid rows in the fixture (default 2000000)",
+          "  --rows N           rows routed per iteration (default 2000000)",
+          "  --hot-rows N       distinct rows of the 'hot' fixture, cycled to --rows (default 4096);",
+          "                     0 drops it. The 'cold' fixture has --rows distinct rows",
           "  --warmups N        warm-up iterations per arm per cell (default 3)",
           "  --reps N           measured iterations per arm per cell (default 7)",
           "  --buckets N[,N]    bucket(auction, N) specs (default 4,16384)",
@@ -132,7 +136,22 @@ public final class RoutingBench {
     Schema schema = Datasets.BID;
     RowType rowType = FlinkSchemaUtil.convert(schema);
     long buildStart = System.nanoTime();
-    RowData[] rows = Datasets.bids(options.rows, options.seed).toArray(new RowData[0]);
+    RowData[] cold = Datasets.bids(options.rows, options.seed).toArray(new RowData[0]);
+    // Two fixtures. cold: every routed row is a distinct object, read once per pass, so most of an
+    // arm's time is cache misses on the row, its field array and boxed values. hot: a few
+    // thousand distinct rows cycled, the way a writer sees a row the upstream operator just built;
+    // what remains is the routing work itself.
+    Map<String, RowData[]> fixtures = new java.util.LinkedHashMap<>();
+    fixtures.put("cold", cold);
+    if (options.hotRows > 0) {
+      RowData[] distinct = Arrays.copyOf(cold, Math.min(options.hotRows, cold.length));
+      RowData[] hot = new RowData[options.rows];
+      for (int i = 0; i < hot.length; i++) {
+        hot[i] = distinct[i % distinct.length];
+      }
+      fixtures.put("hot " + distinct.length, hot);
+    }
+    RowData[] rows = cold;
     System.gc();
     Runtime runtime = Runtime.getRuntime();
     long heapInUse = runtime.totalMemory() - runtime.freeMemory();
@@ -155,33 +174,37 @@ public final class RoutingBench {
         Files.newBufferedWriter(options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
       this.jsonl = out;
       for (String cohort : options.cohorts) {
-        for (int buckets : options.buckets) {
-          PartitionSpec spec = PartitionSpec.builderFor(schema).bucket("auction", buckets).build();
-          String cell = "bid bucket[" + buckets + "](auction)";
-          boolean eligible = BucketTupleMemo.isEligible(spec);
-          String route =
-              eligible ? "memo, " + tuples(spec) + " tuples" : "not eligible: stock path";
-          notes.add(
-              String.format(Locale.ROOT, "`%s` / `%s`: Frazil arm = %s.", cohort, cell, route));
-          Arm stock;
-          Arm frazil;
-          if (WRITER.equals(cohort)) {
-            stock = () -> new StockWriterRouting(spec, schema, rowType);
-            frazil =
-                eligible
-                    ? () -> new MemoWriterRouting(spec, schema, rowType)
-                    : () -> new StockWriterRouting(spec, schema, rowType);
-            verifyWriter(cell, rows, stock.newRouting(), frazil.newRouting());
-          } else {
-            stock = () -> new StockSelectorRouting(spec, schema, rowType);
-            frazil = () -> new FrazilSelectorRouting(spec, schema, rowType);
-            verifySelector(
-                cell,
-                rows,
-                new PartitionKeySelector(spec, schema, rowType),
-                new FrazilPartitionKeySelector(spec, schema, rowType));
+        for (Map.Entry<String, RowData[]> fixture : fixtures.entrySet()) {
+          rows = fixture.getValue();
+          for (int buckets : options.buckets) {
+            PartitionSpec spec =
+                PartitionSpec.builderFor(schema).bucket("auction", buckets).build();
+            String cell = "bid " + fixture.getKey() + " bucket[" + buckets + "](auction)";
+            boolean eligible = BucketTupleMemo.isEligible(spec);
+            String route =
+                eligible ? "memo, " + tuples(spec) + " tuples" : "not eligible: stock path";
+            notes.add(
+                String.format(Locale.ROOT, "`%s` / `%s`: Frazil arm = %s.", cohort, cell, route));
+            Arm stock;
+            Arm frazil;
+            if (WRITER.equals(cohort)) {
+              stock = () -> new StockWriterRouting(spec, schema, rowType);
+              frazil =
+                  eligible
+                      ? () -> new MemoWriterRouting(spec, schema, rowType)
+                      : () -> new StockWriterRouting(spec, schema, rowType);
+              verifyWriter(cell, rows, stock.newRouting(), frazil.newRouting());
+            } else {
+              stock = () -> new StockSelectorRouting(spec, schema, rowType);
+              frazil = () -> new FrazilSelectorRouting(spec, schema, rowType);
+              verifySelector(
+                  cell,
+                  rows,
+                  new PartitionKeySelector(spec, schema, rowType),
+                  new FrazilPartitionKeySelector(spec, schema, rowType));
+            }
+            runCell(cohort, cell, rows, stock, frazil);
           }
-          runCell(cohort, cell, rows, stock, frazil);
         }
       }
     }
@@ -658,6 +681,7 @@ public final class RoutingBench {
     Path out = null;
     boolean smoke = false;
     int rows = 2_000_000;
+    int hotRows = 4096;
     int warmups = 3;
     int reps = 7;
     List<Integer> buckets = List.of(4, 16384);
@@ -697,6 +721,12 @@ public final class RoutingBench {
             break;
           case "--rows":
             options.rows = positive(value(tokens, ++i, flag), flag);
+            break;
+          case "--hot-rows":
+            options.hotRows = Integer.parseInt(value(tokens, ++i, flag));
+            if (options.hotRows < 0) {
+              throw new IllegalArgumentException("--hot-rows must be >= 0");
+            }
             break;
           case "--warmups":
             options.warmups = Integer.parseInt(value(tokens, ++i, flag));
