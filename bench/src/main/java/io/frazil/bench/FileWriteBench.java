@@ -5,19 +5,16 @@ import com.sun.management.ThreadMXBean;
 import java.io.BufferedWriter;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -175,7 +172,7 @@ public final class FileWriteBench {
         }
       }
     } finally {
-      deleteTree(workDir);
+      RunFacts.deleteTree(workDir);
     }
 
     writeResults((System.nanoTime() - started) / 1e9);
@@ -392,9 +389,9 @@ public final class FileWriteBench {
   private void writeResults(double seconds) throws IOException {
     List<Report.Cell> cells = Report.cells(iterations);
     String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    Path repo = repoRoot();
-    String commit = git(repo, "rev-parse", "HEAD");
-    String dirty = git(repo, "status", "--porcelain");
+    Path repo = RunFacts.repoRoot();
+    String commit = RunFacts.git(repo, "rev-parse", "HEAD");
+    String dirty = RunFacts.git(repo, "status", "--porcelain");
     long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
     int cores = Runtime.getRuntime().availableProcessors();
     String java =
@@ -467,15 +464,7 @@ public final class FileWriteBench {
       Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
     }
 
-    Path environment = repo == null ? null : repo.resolve("environment.json");
-    boolean copied = false;
-    if (environment != null && Files.isRegularFile(environment)) {
-      Files.copy(
-          environment,
-          options.out.resolve("environment.json"),
-          StandardCopyOption.REPLACE_EXISTING);
-      copied = true;
-    }
+    boolean copied = RunFacts.copyEnvironment(repo, options.out);
     StringBuilder info = new StringBuilder();
     info.append("# Run info\n\n");
     info.append("- date (UTC): ").append(now).append('\n');
@@ -503,48 +492,5 @@ public final class FileWriteBench {
     System.out.printf(
         "%d iterations, all guards passed, %.0f s; results in %s%n",
         iterations.size(), seconds, options.out);
-  }
-
-  private static Path repoRoot() {
-    String property = System.getProperty("bench.repoRoot");
-    if (property != null && !property.isEmpty()) {
-      return Paths.get(property);
-    }
-    String top = git(Paths.get("").toAbsolutePath(), "rev-parse", "--show-toplevel");
-    return top.isEmpty() || top.startsWith("unknown") ? null : Paths.get(top);
-  }
-
-  private static String git(Path dir, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add("git");
-    command.addAll(List.of(args));
-    try {
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-      if (dir != null) {
-        builder.directory(dir.toFile());
-      }
-      Process process = builder.start();
-      String output;
-      try (InputStream in = process.getInputStream()) {
-        output = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-      }
-      return process.waitFor() == 0 ? output : "unknown";
-    } catch (IOException e) {
-      return "unknown";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "unknown";
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
   }
 }

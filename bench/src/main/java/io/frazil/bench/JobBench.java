@@ -5,25 +5,21 @@ import io.frazil.flink.FrazilFlink;
 import io.frazil.flink.FrazilRouting;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -215,7 +211,7 @@ public final class JobBench {
     } finally {
       cluster.close();
       if (!options.keepTables) {
-        deleteTree(warehouse);
+        RunFacts.deleteTree(warehouse);
       }
     }
     return writeResults((System.nanoTime() - started) / 1e9);
@@ -552,9 +548,9 @@ public final class JobBench {
     }
     List<Report.Cell> cells = Report.cells(validMeasured);
     String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    Path repo = repoRoot();
-    String commit = git(repo, "rev-parse", "HEAD");
-    String dirty = git(repo, "status", "--porcelain");
+    Path repo = RunFacts.repoRoot();
+    String commit = RunFacts.git(repo, "rev-parse", "HEAD");
+    String dirty = RunFacts.git(repo, "status", "--porcelain");
     long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
     int cores = Runtime.getRuntime().availableProcessors();
     String java =
@@ -700,15 +696,7 @@ public final class JobBench {
       Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
     }
 
-    Path environment = repo == null ? null : repo.resolve("environment.json");
-    boolean copied = false;
-    if (environment != null && Files.isRegularFile(environment)) {
-      Files.copy(
-          environment,
-          options.out.resolve("environment.json"),
-          StandardCopyOption.REPLACE_EXISTING);
-      copied = true;
-    }
+    boolean copied = RunFacts.copyEnvironment(repo, options.out);
     StringBuilder info = new StringBuilder();
     info.append("# Run info\n\n");
     info.append("- date (UTC): ").append(now).append('\n');
@@ -851,50 +839,5 @@ public final class JobBench {
 
   private static String ratioRange(Report.Ratio ratio) {
     return "[" + Report.fmt("%.2f", ratio.low) + "–" + Report.fmt("%.2f", ratio.high) + "]";
-  }
-
-  // The run-facts helpers below mirror FileWriteBench's private ones (same output format).
-
-  private static Path repoRoot() {
-    String property = System.getProperty("bench.repoRoot");
-    if (property != null && !property.isEmpty()) {
-      return Paths.get(property);
-    }
-    String top = git(Paths.get("").toAbsolutePath(), "rev-parse", "--show-toplevel");
-    return top.isEmpty() || top.startsWith("unknown") ? null : Paths.get(top);
-  }
-
-  private static String git(Path dir, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add("git");
-    command.addAll(List.of(args));
-    try {
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-      if (dir != null) {
-        builder.directory(dir.toFile());
-      }
-      Process process = builder.start();
-      String output;
-      try (InputStream in = process.getInputStream()) {
-        output = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-      }
-      return process.waitFor() == 0 ? output : "unknown";
-    } catch (IOException e) {
-      return "unknown";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "unknown";
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
   }
 }

@@ -6,7 +6,6 @@ import io.frazil.partition.BucketTupleMemo;
 import io.frazil.partition.FrazilPartitionKeySelector;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -544,8 +543,10 @@ public final class RoutingBench {
   private void writeResults(double seconds) throws IOException {
     List<Report.Cell> cells = Report.cells(iterations);
     String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    String commit = git("rev-parse", "HEAD");
-    String dirty = git("status", "--porcelain");
+    Path repo = RunFacts.repoRoot();
+    String commit = RunFacts.git(repo, "rev-parse", "HEAD");
+    String dirty = RunFacts.git(repo, "status", "--porcelain");
+    boolean environment = RunFacts.copyEnvironment(repo, options.out);
     long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
     String java =
         System.getProperty("java.version")
@@ -570,6 +571,9 @@ public final class RoutingBench {
     md.append("| JVM | ").append(java).append(", `");
     md.append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     md.append("` |\n");
+    md.append("| environment.json | ")
+        .append(environment ? "copied next to this file" : "not present in the repository root")
+        .append(" |\n");
     md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
     md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
     md.append(
@@ -646,30 +650,6 @@ public final class RoutingBench {
       String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
       return fields[0] + " " + fields[1] + " " + fields[2];
     } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
-  }
-
-  private static String git(String... args) {
-    List<String> command = new ArrayList<>();
-    command.add("git");
-    command.addAll(List.of(args));
-    try {
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-      String root = System.getProperty("bench.repoRoot");
-      if (root != null && !root.isEmpty()) {
-        builder.directory(Paths.get(root).toFile());
-      }
-      Process process = builder.start();
-      String output;
-      try (InputStream in = process.getInputStream()) {
-        output = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-      }
-      return process.waitFor() == 0 ? output : "unknown";
-    } catch (IOException e) {
-      return "unknown";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
       return "unknown";
     }
   }
