@@ -22,6 +22,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.sink.FrazilIcebergSinkRouting;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.flink.sink.TaskWriterFactory;
@@ -36,9 +37,10 @@ import org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting;
  * and swaps, in place: the task writer factory of every Iceberg stream writer operator for a {@link
  * FrazilTaskWriterFactory} around it, and every {@link PartitionKeySelector} (hash distribution)
  * for a {@link FrazilPartitionKeySelector} that returns the same key strings, so rows reach the
- * same subtasks and key groups as before (savepoints stay compatible); and, in Dynamic Iceberg Sink
- * jobs, the writers and hash-distribution writer keys ({@link FrazilDynamicRouting}). Anything it
- * does not recognise is left alone.
+ * same subtasks and key groups as before (savepoints stay compatible); in {@code IcebergSink} jobs
+ * the same two ({@link FrazilIcebergSinkRouting}); and in Dynamic Iceberg Sink jobs the writers and
+ * hash-distribution writer keys ({@link FrazilDynamicRouting}). Anything it does not recognise is
+ * left alone.
  */
 public final class FrazilRouting {
   private static final String STREAM_WRITER = "org.apache.iceberg.flink.sink.IcebergStreamWriter";
@@ -63,7 +65,7 @@ public final class FrazilRouting {
       }
       pending.addAll(transformation.getInputs());
       try {
-        replaced += rewrite(transformation) + rewriteDynamicSink(transformation);
+        replaced += rewrite(transformation) + rewriteInIcebergPackages(transformation);
       } catch (ReflectiveOperationException | RuntimeException e) {
         FrazilFlink.logOnce(
             "routing-rewrite:" + e.getClass().getName(),
@@ -73,16 +75,17 @@ public final class FrazilRouting {
     return replaced;
   }
 
-  private static int rewriteDynamicSink(Transformation<?> transformation)
+  private static int rewriteInIcebergPackages(Transformation<?> transformation)
       throws ReflectiveOperationException {
     try {
-      return FrazilDynamicRouting.rewrite(transformation);
+      return FrazilDynamicRouting.rewrite(transformation)
+          + FrazilIcebergSinkRouting.rewrite(transformation);
     } catch (LinkageError e) {
       // Iceberg's Flink classes come from another class loader: no package access.
       FrazilFlink.logOnce(
           "dynamic-linkage",
-          "Frazil's memoizer is not used in Dynamic Iceberg Sink jobs (Iceberg is loaded by"
-              + " another class loader): "
+          "Frazil's memoizer is not used in IcebergSink and Dynamic Iceberg Sink jobs (Iceberg"
+              + " is loaded by another class loader): "
               + e);
       return 0;
     }

@@ -97,6 +97,11 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     return MEMOIZED_DELTA_WRITERS.get();
   }
 
+  /** True after {@link #initialize} when {@link #create()} returns memoized writers. */
+  public boolean memoizes() {
+    return memo != null;
+  }
+
   @Override
   public void initialize(int taskId, int attemptId) {
     delegate.initialize(taskId, attemptId);

@@ -178,6 +178,7 @@ final class FlinkJobs {
               .upsert(upsert)
               .equalityFieldColumns(equalityColumns)
               .append();
+          FrazilRouting.accelerate(env);
           env.execute("IcebergSink " + table);
           break;
         }

@@ -31,6 +31,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.sink.FlinkSink;
+import org.apache.iceberg.flink.sink.IcebergSink;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
 import org.apache.iceberg.flink.sink.TaskWriterFactory;
 import org.apache.iceberg.io.TaskWriter;
@@ -268,10 +269,17 @@ public class TestFrazilRouting {
    * identifier field, which FlinkSink turns into equality fields (delta writer, no upsert); {@code
    * upsert}: delta writer in upsert mode.
    */
-  @ParameterizedTest(name = "{0}")
-  @CsvSource({"append", "delta", "upsert"})
-  public void flinkSinkWithHashDistributionRoutesThroughTheMemo(String mode) throws Exception {
-    String name = "hash_" + mode;
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({
+    "FlinkSink, append",
+    "FlinkSink, delta",
+    "FlinkSink, upsert",
+    "IcebergSink, append",
+    "IcebergSink, delta",
+    "IcebergSink, upsert"
+  })
+  public void hashDistributionRoutesThroughTheMemo(String sink, String mode) throws Exception {
+    String name = "hash_" + sink.toLowerCase(java.util.Locale.ROOT) + "_" + mode;
     org.apache.iceberg.Schema schema =
         mode.equals("append")
             ? new org.apache.iceberg.Schema(FlinkJobs.SCHEMA.columns())
@@ -290,17 +298,28 @@ public class TestFrazilRouting {
     TypeInformation<RowData> typeInfo = InternalTypeInfo.of(FlinkJobs.ROW_TYPE);
     // One source subtask (see README: Iceberg 1.11's FlinkSink and parallel bounded sources).
     DataStream<RowData> input = env.fromData(rows, typeInfo).setParallelism(1);
-    FlinkSink.forRowData(input)
-        .tableLoader(FlinkJobs.tableLoader(warehouse, name))
-        .distributionMode(DistributionMode.HASH)
-        .upsert(upsert)
-        .equalityFieldColumns(upsert ? List.of("id") : List.of())
-        .writeParallelism(2)
-        .append();
+    if (sink.equals("FlinkSink")) {
+      FlinkSink.forRowData(input)
+          .tableLoader(FlinkJobs.tableLoader(warehouse, name))
+          .distributionMode(DistributionMode.HASH)
+          .upsert(upsert)
+          .equalityFieldColumns(upsert ? List.of("id") : List.of())
+          .writeParallelism(2)
+          .append();
+    } else {
+      IcebergSink.forRowData(input)
+          .tableLoader(FlinkJobs.tableLoader(warehouse, name))
+          .distributionMode(DistributionMode.HASH)
+          .upsert(upsert)
+          .equalityFieldColumns(upsert ? List.of("id") : List.of())
+          .writeParallelism(2)
+          .append();
+    }
     long before = FrazilTaskWriterFactory.memoizedWriters();
     long deltaBefore = FrazilTaskWriterFactory.memoizedDeltaWriters();
-    // The stream writer's factory, the hash partitioner's key selector and the writer's state key.
-    assertThat(FrazilRouting.accelerate(env)).isEqualTo(3);
+    // FlinkSink: the stream writer's factory, the hash partitioner's key selector and the writer's
+    // state key. IcebergSink: the sink itself, whose writers and distribution are translated later.
+    assertThat(FrazilRouting.accelerate(env)).isEqualTo(sink.equals("FlinkSink") ? 3 : 1);
     assertThat(FrazilRouting.accelerate(env)).as("a second pass changes nothing").isZero();
     env.execute(name);
 
