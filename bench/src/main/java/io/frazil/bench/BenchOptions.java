@@ -64,14 +64,7 @@ final class BenchOptions {
 
   /** Returns null when only the usage was asked for. */
   static BenchOptions parse(String[] args) {
-    List<String> tokens = new ArrayList<>();
-    for (String arg : args) {
-      for (String token : arg.trim().split("\\s+")) {
-        if (!token.isEmpty()) {
-          tokens.add(token);
-        }
-      }
-    }
+    List<String> tokens = Flags.tokens(args);
 
     BenchOptions options = new BenchOptions();
     options.raw.addAll(tokens);
@@ -96,44 +89,44 @@ final class BenchOptions {
         case "--smoke":
           break;
         case "--out":
-          options.out = Paths.get(value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.out = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
           break;
         case "--rows":
-          options.rows = ints(value(tokens, ++i, flag), flag);
+          options.rows = ints(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--warmups":
-          options.warmups = nonNegative(value(tokens, ++i, flag), flag);
+          options.warmups = Flags.nonNegative(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--reps":
-          options.reps = positive(value(tokens, ++i, flag), flag);
+          options.reps = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--reps-at":
           if (!repsAtGiven) {
             options.repsAt.clear();
             repsAtGiven = true;
           }
-          for (String pair : value(tokens, ++i, flag).split(",")) {
+          for (String pair : Flags.value(tokens, ++i, flag).split(",")) {
             String[] parts = pair.split("=");
             if (parts.length != 2) {
               throw new IllegalArgumentException("--reps-at wants ROWS=N pairs, got " + pair);
             }
-            options.repsAt.put(positive(parts[0], flag), positive(parts[1], flag));
+            options.repsAt.put(Flags.positive(parts[0], flag), Flags.positive(parts[1], flag));
           }
           break;
         case "--schemas":
-          options.schemas = names(value(tokens, ++i, flag), ALL_SCHEMAS, flag);
+          options.schemas = names(Flags.value(tokens, ++i, flag), ALL_SCHEMAS, flag);
           break;
         case "--cohorts":
-          options.cohorts = names(value(tokens, ++i, flag), ALL_COHORTS, flag);
+          options.cohorts = names(Flags.value(tokens, ++i, flag), ALL_COHORTS, flag);
           break;
         case "--seed":
-          options.seed = Long.parseLong(value(tokens, ++i, flag));
+          options.seed = Long.parseLong(Flags.value(tokens, ++i, flag));
           break;
         case "--batch-rows":
-          options.batchRows = positive(value(tokens, ++i, flag), flag);
+          options.batchRows = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--tmp":
-          options.tmp = Paths.get(value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.tmp = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
           break;
         case "--no-gc":
           options.gcBetween = false;
@@ -152,35 +145,12 @@ final class BenchOptions {
     return options;
   }
 
-  private static String value(List<String> tokens, int index, String flag) {
-    if (index >= tokens.size()) {
-      throw new IllegalArgumentException(flag + " needs a value");
-    }
-    return tokens.get(index);
-  }
-
   private static List<Integer> ints(String list, String flag) {
     List<Integer> values = new ArrayList<>();
     for (String part : list.split(",")) {
-      values.add(positive(part, flag));
+      values.add(Flags.positive(part, flag));
     }
     return List.copyOf(values);
-  }
-
-  private static int positive(String text, String flag) {
-    int value = Integer.parseInt(text.replace("_", ""));
-    if (value <= 0) {
-      throw new IllegalArgumentException(flag + " must be positive, got " + text);
-    }
-    return value;
-  }
-
-  private static int nonNegative(String text, String flag) {
-    int value = Integer.parseInt(text);
-    if (value < 0) {
-      throw new IllegalArgumentException(flag + " must be >= 0, got " + text);
-    }
-    return value;
   }
 
   private static List<String> names(String list, List<String> allowed, String flag) {

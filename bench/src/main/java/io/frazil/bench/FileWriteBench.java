@@ -5,7 +5,6 @@ import com.sun.management.ThreadMXBean;
 import java.io.BufferedWriter;
 import java.io.File;
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,8 +48,6 @@ public final class FileWriteBench {
   private final OperatingSystemMXBean os =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-  private final List<GarbageCollectorMXBean> collectors =
-      ManagementFactory.getGarbageCollectorMXBeans();
   private final List<Iteration> iterations = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
@@ -62,27 +59,14 @@ public final class FileWriteBench {
   }
 
   public static void main(String[] args) {
-    BenchOptions options;
-    try {
-      options = BenchOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
-    if (options == null) {
-      System.out.println(BenchOptions.USAGE);
-      return;
-    }
-    try {
-      new FileWriteBench(options).run();
-    } catch (Throwable t) {
-      System.err.println();
-      System.err.println("BENCH FAILED: " + t);
-      t.printStackTrace();
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchMain.main(
+        args,
+        BenchOptions::parse,
+        BenchOptions.USAGE,
+        options -> {
+          new FileWriteBench(options).run();
+          return true;
+        });
   }
 
   private void run() throws IOException {
@@ -272,8 +256,8 @@ public final class FileWriteBench {
     }
     long preGcMs = (System.nanoTime() - gcStart) / 1_000_000;
     long tid = Thread.currentThread().getId();
-    long gcCount0 = gcCount();
-    long gcMs0 = gcMillis();
+    long gcCount0 = RunFacts.gcCount();
+    long gcMs0 = RunFacts.gcMillis();
     long alloc0 = threads.getThreadAllocatedBytes(tid);
     long thread0 = threads.getCurrentThreadCpuTime();
     long process0 = os.getProcessCpuTime();
@@ -285,8 +269,8 @@ public final class FileWriteBench {
     long process1 = os.getProcessCpuTime();
     long thread1 = threads.getCurrentThreadCpuTime();
     long alloc1 = threads.getThreadAllocatedBytes(tid);
-    long gcCount1 = gcCount();
-    long gcMs1 = gcMillis();
+    long gcCount1 = RunFacts.gcCount();
+    long gcMs1 = RunFacts.gcMillis();
 
     int fileCount;
     try (Stream<Path> files = Files.list(workDir)) {
@@ -368,22 +352,6 @@ public final class FileWriteBench {
     return it;
   }
 
-  private long gcCount() {
-    long count = 0;
-    for (GarbageCollectorMXBean gc : collectors) {
-      count += Math.max(0, gc.getCollectionCount());
-    }
-    return count;
-  }
-
-  private long gcMillis() {
-    long ms = 0;
-    for (GarbageCollectorMXBean gc : collectors) {
-      ms += Math.max(0, gc.getCollectionTime());
-    }
-    return ms;
-  }
-
   // ---------------------------------------------------------------------------------------------
 
   private void writeResults(double seconds) throws IOException {
@@ -394,19 +362,8 @@ public final class FileWriteBench {
     String dirty = RunFacts.git(repo, "status", "--porcelain");
     long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
     int cores = Runtime.getRuntime().availableProcessors();
-    String java =
-        System.getProperty("java.version")
-            + " ("
-            + System.getProperty("java.vm.name")
-            + " "
-            + System.getProperty("java.vm.version")
-            + ")";
-    String osName =
-        System.getProperty("os.name")
-            + " "
-            + System.getProperty("os.version")
-            + " "
-            + System.getProperty("os.arch");
+    String java = RunFacts.javaVersion();
+    String osName = RunFacts.osName();
     List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
 
     StringBuilder md = new StringBuilder();
@@ -465,27 +422,18 @@ public final class FileWriteBench {
     }
 
     boolean copied = RunFacts.copyEnvironment(repo, options.out);
-    StringBuilder info = new StringBuilder();
-    info.append("# Run info\n\n");
-    info.append("- date (UTC): ").append(now).append('\n');
-    info.append("- git commit: ").append(commit);
-    info.append(dirtyFiles == 0 ? " (clean tree)" : " (+" + dirtyFiles + " uncommitted paths)");
-    info.append('\n');
-    if (dirtyFiles > 0) {
-      info.append("- uncommitted paths (`git status --porcelain`):\n");
-      dirty.lines().forEach(line -> info.append("  - `").append(line.trim()).append("`\n"));
-    }
-    info.append("- java.version: ").append(java).append('\n');
-    info.append("- os: ").append(osName).append('\n');
-    info.append("- cores: ").append(cores).append('\n');
-    info.append("- max heap: ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MB\n");
-    info.append("- JVM args: `").append(String.join(" ", jvmArgs)).append("`\n");
-    info.append("- bench args: `").append(BenchOptions.joinArgs(options.raw)).append("`\n");
-    info.append("- native library: ").append(nativeLibrary).append('\n');
-    info.append("- environment.json: ");
-    info.append(copied ? "copied next to this file" : "not present in the repository root");
-    info.append('\n');
-    Files.writeString(options.out.resolve("RUN-INFO.md"), info.toString(), StandardCharsets.UTF_8);
+    RunFacts.writeRunInfo(
+        options.out,
+        now,
+        commit,
+        dirty,
+        java,
+        osName,
+        cores,
+        jvmArgs,
+        options.raw,
+        RunFacts.labels("native library", nativeLibrary),
+        copied);
 
     System.out.println();
     System.out.print(Report.tables(cells, options.cohorts));

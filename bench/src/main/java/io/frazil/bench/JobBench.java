@@ -113,28 +113,8 @@ public final class JobBench {
   }
 
   public static void main(String[] args) {
-    JobOptions options;
-    try {
-      options = JobOptions.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
-    if (options == null) {
-      System.out.println(JobOptions.USAGE);
-      return;
-    }
-    int status;
-    try {
-      status = new JobBench(options).run() ? 0 : 1;
-    } catch (Throwable t) {
-      System.err.println();
-      System.err.println("JOB BENCH FAILED: " + t);
-      t.printStackTrace();
-      status = 1;
-    }
-    System.exit(status);
+    BenchMain.main(
+        args, JobOptions::parse, JobOptions.USAGE, options -> new JobBench(options).run());
   }
 
   /** Returns true when every trial passed validation. */
@@ -553,19 +533,8 @@ public final class JobBench {
     String dirty = RunFacts.git(repo, "status", "--porcelain");
     long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
     int cores = Runtime.getRuntime().availableProcessors();
-    String java =
-        System.getProperty("java.version")
-            + " ("
-            + System.getProperty("java.vm.name")
-            + " "
-            + System.getProperty("java.vm.version")
-            + ")";
-    String osName =
-        System.getProperty("os.name")
-            + " "
-            + System.getProperty("os.version")
-            + " "
-            + System.getProperty("os.arch");
+    String java = RunFacts.javaVersion();
+    String osName = RunFacts.osName();
     List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
     String bridge = bridgeAtStart;
     String bridgeAtEnd = bridgeJar();
@@ -697,28 +666,18 @@ public final class JobBench {
     }
 
     boolean copied = RunFacts.copyEnvironment(repo, options.out);
-    StringBuilder info = new StringBuilder();
-    info.append("# Run info\n\n");
-    info.append("- date (UTC): ").append(now).append('\n');
-    info.append("- git commit: ").append(commit);
-    info.append(dirtyFiles == 0 ? " (clean tree)" : " (+" + dirtyFiles + " uncommitted paths)");
-    info.append('\n');
-    if (dirtyFiles > 0) {
-      info.append("- uncommitted paths (`git status --porcelain`):\n");
-      dirty.lines().forEach(line -> info.append("  - `").append(line.trim()).append("`\n"));
-    }
-    info.append("- java.version: ").append(java).append('\n');
-    info.append("- os: ").append(osName).append('\n');
-    info.append("- cores: ").append(cores).append('\n');
-    info.append("- max heap: ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MB\n");
-    info.append("- JVM args: `").append(String.join(" ", jvmArgs)).append("`\n");
-    info.append("- bench args: `").append(BenchOptions.joinArgs(options.raw)).append("`\n");
-    info.append("- native library: ").append(nativeLibrary).append('\n');
-    info.append("- bridge jar: ").append(bridge).append('\n');
-    info.append("- environment.json: ");
-    info.append(copied ? "copied next to this file" : "not present in the repository root");
-    info.append('\n');
-    Files.writeString(options.out.resolve("RUN-INFO.md"), info.toString(), StandardCharsets.UTF_8);
+    RunFacts.writeRunInfo(
+        options.out,
+        now,
+        commit,
+        dirty,
+        java,
+        osName,
+        cores,
+        jvmArgs,
+        options.raw,
+        RunFacts.labels("native library", nativeLibrary, "bridge jar", bridge),
+        copied);
 
     System.out.println();
     System.out.print(table(cells));

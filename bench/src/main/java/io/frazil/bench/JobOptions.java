@@ -43,14 +43,7 @@ final class JobOptions {
 
   /** Returns null when only the usage was asked for. */
   static JobOptions parse(String[] args) {
-    List<String> tokens = new ArrayList<>();
-    for (String arg : args) {
-      for (String token : arg.trim().split("\\s+")) {
-        if (!token.isEmpty()) {
-          tokens.add(token);
-        }
-      }
-    }
+    List<String> tokens = Flags.tokens(args);
     JobOptions options = new JobOptions();
     options.raw.addAll(tokens);
     if (tokens.contains("--smoke")) {
@@ -69,31 +62,31 @@ final class JobOptions {
         case "--smoke":
           break;
         case "--out":
-          options.out = Paths.get(value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.out = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
           break;
         case "--rows":
-          options.rows = positive(value(tokens, ++i, flag), flag);
+          options.rows = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--pairs":
-          options.pairs = positive(value(tokens, ++i, flag), flag);
+          options.pairs = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--warmup-pairs":
-          options.warmupPairs = nonNegative(value(tokens, ++i, flag), flag);
+          options.warmupPairs = Flags.nonNegative(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--cells":
-          options.cells = cells(value(tokens, ++i, flag));
+          options.cells = cells(Flags.value(tokens, ++i, flag));
           break;
         case "--checkpoint-ms":
-          options.checkpointMs = positive(value(tokens, ++i, flag), flag);
+          options.checkpointMs = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--parallelism":
-          options.parallelism = positive(value(tokens, ++i, flag), flag);
+          options.parallelism = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--seed":
-          options.seed = Long.parseLong(value(tokens, ++i, flag));
+          options.seed = Long.parseLong(Flags.value(tokens, ++i, flag));
           break;
         case "--tmp":
-          options.tmp = Paths.get(value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.tmp = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
           break;
         case "--keep-tables":
           options.keepTables = true;
@@ -117,29 +110,6 @@ final class JobOptions {
       values.add(part);
     }
     return List.copyOf(values);
-  }
-
-  private static String value(List<String> tokens, int index, String flag) {
-    if (index >= tokens.size()) {
-      throw new IllegalArgumentException(flag + " needs a value");
-    }
-    return tokens.get(index);
-  }
-
-  private static int positive(String text, String flag) {
-    int value = Integer.parseInt(text.replace("_", "").replace(",", ""));
-    if (value <= 0) {
-      throw new IllegalArgumentException(flag + " must be positive, got " + text);
-    }
-    return value;
-  }
-
-  private static int nonNegative(String text, String flag) {
-    int value = Integer.parseInt(text);
-    if (value < 0) {
-      throw new IllegalArgumentException(flag + " must be >= 0, got " + text);
-    }
-    return value;
   }
 
   @Override

@@ -6,7 +6,6 @@ import io.frazil.partition.BucketTupleMemo;
 import io.frazil.partition.FrazilPartitionKeySelector;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -81,8 +80,6 @@ public final class RoutingBench {
   private final OperatingSystemMXBean os =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-  private final List<GarbageCollectorMXBean> collectors =
-      ManagementFactory.getGarbageCollectorMXBeans();
   private final List<Iteration> iterations = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
@@ -96,27 +93,14 @@ public final class RoutingBench {
   }
 
   public static void main(String[] args) {
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println(e.getMessage());
-      System.exit(2);
-      return;
-    }
-    if (options == null) {
-      System.out.println(USAGE);
-      return;
-    }
-    try {
-      new RoutingBench(options).run();
-    } catch (Throwable t) {
-      System.err.println();
-      System.err.println("BENCH FAILED: " + t);
-      t.printStackTrace();
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchMain.main(
+        args,
+        Options::parse,
+        USAGE,
+        options -> {
+          new RoutingBench(options).run();
+          return true;
+        });
   }
 
   private void run() throws IOException {
@@ -296,8 +280,8 @@ public final class RoutingBench {
     }
     long preGcMs = (System.nanoTime() - gcStart) / 1_000_000;
     long tid = Thread.currentThread().getId();
-    long gcCount0 = gcCount();
-    long gcMs0 = gcMillis();
+    long gcCount0 = RunFacts.gcCount();
+    long gcMs0 = RunFacts.gcMillis();
     long alloc0 = threads.getThreadAllocatedBytes(tid);
     long thread0 = threads.getCurrentThreadCpuTime();
     long process0 = os.getProcessCpuTime();
@@ -310,8 +294,8 @@ public final class RoutingBench {
     long process1 = os.getProcessCpuTime();
     long thread1 = threads.getCurrentThreadCpuTime();
     long alloc1 = threads.getThreadAllocatedBytes(tid);
-    long gcCount1 = gcCount();
-    long gcMs1 = gcMillis();
+    long gcCount1 = RunFacts.gcCount();
+    long gcMs1 = RunFacts.gcMillis();
     blackhole += checksum;
 
     String where =
@@ -362,22 +346,6 @@ public final class RoutingBench {
         it.gcCount,
         routing.slots(),
         preGcMs);
-  }
-
-  private long gcCount() {
-    long count = 0;
-    for (GarbageCollectorMXBean gc : collectors) {
-      count += Math.max(0, gc.getCollectionCount());
-    }
-    return count;
-  }
-
-  private long gcMillis() {
-    long ms = 0;
-    for (GarbageCollectorMXBean gc : collectors) {
-      ms += Math.max(0, gc.getCollectionTime());
-    }
-    return ms;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -548,13 +516,7 @@ public final class RoutingBench {
     String dirty = RunFacts.git(repo, "status", "--porcelain");
     boolean environment = RunFacts.copyEnvironment(repo, options.out);
     long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
-    String java =
-        System.getProperty("java.version")
-            + " ("
-            + System.getProperty("java.vm.name")
-            + " "
-            + System.getProperty("java.vm.version")
-            + ")";
+    String java = RunFacts.javaVersion();
     int cores = Runtime.getRuntime().availableProcessors();
     StringBuilder md = new StringBuilder();
     md.append("# Partition routing: stock Iceberg vs Frazil's bucket-tuple memo\n\n");
@@ -672,14 +634,7 @@ public final class RoutingBench {
 
     /** Returns null when only the usage was asked for. */
     static Options parse(String[] args) {
-      List<String> tokens = new ArrayList<>();
-      for (String arg : args) {
-        for (String token : arg.trim().split("\\s+")) {
-          if (!token.isEmpty()) {
-            tokens.add(token);
-          }
-        }
-      }
+      List<String> tokens = Flags.tokens(args);
       Options options = new Options();
       options.raw.addAll(tokens);
       if (tokens.contains("--smoke")) {
@@ -697,31 +652,31 @@ public final class RoutingBench {
           case "--smoke":
             break;
           case "--out":
-            options.out = Paths.get(value(tokens, ++i, flag)).toAbsolutePath().normalize();
+            options.out = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
             break;
           case "--rows":
-            options.rows = positive(value(tokens, ++i, flag), flag);
+            options.rows = Flags.positive(Flags.value(tokens, ++i, flag), flag);
             break;
           case "--hot-rows":
-            options.hotRows = Integer.parseInt(value(tokens, ++i, flag));
+            options.hotRows = Integer.parseInt(Flags.value(tokens, ++i, flag));
             if (options.hotRows < 0) {
               throw new IllegalArgumentException("--hot-rows must be >= 0");
             }
             break;
           case "--warmups":
-            options.warmups = Integer.parseInt(value(tokens, ++i, flag));
+            options.warmups = Integer.parseInt(Flags.value(tokens, ++i, flag));
             if (options.warmups < 0) {
               throw new IllegalArgumentException("--warmups must be >= 0");
             }
             break;
           case "--reps":
-            options.reps = positive(value(tokens, ++i, flag), flag);
+            options.reps = Flags.positive(Flags.value(tokens, ++i, flag), flag);
             break;
           case "--buckets":
             {
               List<Integer> values = new ArrayList<>();
-              for (String part : value(tokens, ++i, flag).split(",")) {
-                values.add(positive(part, flag));
+              for (String part : Flags.value(tokens, ++i, flag).split(",")) {
+                values.add(Flags.positive(part, flag));
               }
               options.buckets = List.copyOf(values);
               break;
@@ -729,7 +684,7 @@ public final class RoutingBench {
           case "--cohorts":
             {
               List<String> values = new ArrayList<>();
-              for (String part : value(tokens, ++i, flag).split(",")) {
+              for (String part : Flags.value(tokens, ++i, flag).split(",")) {
                 if (!ALL_COHORTS.contains(part)) {
                   throw new IllegalArgumentException(
                       "--cohorts: unknown " + part + ", expected " + ALL_COHORTS);
@@ -740,7 +695,7 @@ public final class RoutingBench {
               break;
             }
           case "--seed":
-            options.seed = Long.parseLong(value(tokens, ++i, flag));
+            options.seed = Long.parseLong(Flags.value(tokens, ++i, flag));
             break;
           case "--no-gc":
             options.gcBetween = false;
@@ -753,21 +708,6 @@ public final class RoutingBench {
         throw new IllegalArgumentException("--out DIR is required\n" + USAGE);
       }
       return options;
-    }
-
-    private static String value(List<String> tokens, int index, String flag) {
-      if (index >= tokens.size()) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return tokens.get(index);
-    }
-
-    private static int positive(String text, String flag) {
-      int value = Integer.parseInt(text.replace("_", ""));
-      if (value <= 0) {
-        throw new IllegalArgumentException(flag + " must be positive, got " + text);
-      }
-      return value;
     }
 
     @Override

@@ -14,7 +14,47 @@ import java.util.stream.Stream;
 
 /** What every bench program records next to its results: repository, git state, environment. */
 final class RunFacts {
+  private static final List<java.lang.management.GarbageCollectorMXBean> COLLECTORS =
+      java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+
   private RunFacts() {}
+
+  /** "17.0.15 (OpenJDK 64-Bit Server VM 17.0.15+6-…)". */
+  static String javaVersion() {
+    return System.getProperty("java.version")
+        + " ("
+        + System.getProperty("java.vm.name")
+        + " "
+        + System.getProperty("java.vm.version")
+        + ")";
+  }
+
+  /** "Linux 6.1 amd64". */
+  static String osName() {
+    return System.getProperty("os.name")
+        + " "
+        + System.getProperty("os.version")
+        + " "
+        + System.getProperty("os.arch");
+  }
+
+  /** Collections so far, over all collectors. */
+  static long gcCount() {
+    long count = 0;
+    for (java.lang.management.GarbageCollectorMXBean gc : COLLECTORS) {
+      count += Math.max(0, gc.getCollectionCount());
+    }
+    return count;
+  }
+
+  /** Milliseconds spent collecting so far, over all collectors. */
+  static long gcMillis() {
+    long ms = 0;
+    for (java.lang.management.GarbageCollectorMXBean gc : COLLECTORS) {
+      ms += Math.max(0, gc.getCollectionTime());
+    }
+    return ms;
+  }
 
   /** The repository root: {@code -Dbench.repoRoot}, else git's top level, else null. */
   static Path repoRoot() {
@@ -61,6 +101,59 @@ final class RunFacts {
     }
     Files.copy(environment, out.resolve("environment.json"), StandardCopyOption.REPLACE_EXISTING);
     return true;
+  }
+
+  /**
+   * Writes {@code RUN-INFO.md}: when, which commit (and uncommitted paths), JVM, machine, the
+   * program's arguments, the artifacts it ran ({@code artifacts}: label to description) and whether
+   * {@code environment.json} sits next to it.
+   */
+  static void writeRunInfo(
+      Path out,
+      String now,
+      String commit,
+      String dirty,
+      String java,
+      String osName,
+      int cores,
+      List<String> jvmArgs,
+      List<String> benchArgs,
+      java.util.Map<String, String> artifacts,
+      boolean environmentCopied)
+      throws IOException {
+    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
+    StringBuilder info = new StringBuilder();
+    info.append("# Run info\n\n");
+    info.append("- date (UTC): ").append(now).append('\n');
+    info.append("- git commit: ").append(commit);
+    info.append(dirtyFiles == 0 ? " (clean tree)" : " (+" + dirtyFiles + " uncommitted paths)");
+    info.append('\n');
+    if (dirtyFiles > 0) {
+      info.append("- uncommitted paths (`git status --porcelain`):\n");
+      dirty.lines().forEach(line -> info.append("  - `").append(line.trim()).append("`\n"));
+    }
+    info.append("- java.version: ").append(java).append('\n');
+    info.append("- os: ").append(osName).append('\n');
+    info.append("- cores: ").append(cores).append('\n');
+    info.append("- max heap: ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MB\n");
+    info.append("- JVM args: `").append(String.join(" ", jvmArgs)).append("`\n");
+    info.append("- bench args: `").append(BenchOptions.joinArgs(benchArgs)).append("`\n");
+    artifacts.forEach(
+        (label, what) -> info.append("- ").append(label).append(": ").append(what).append('\n'));
+    info.append("- environment.json: ");
+    info.append(
+        environmentCopied ? "copied next to this file" : "not present in the repository root");
+    info.append('\n');
+    Files.writeString(out.resolve("RUN-INFO.md"), info.toString(), StandardCharsets.UTF_8);
+  }
+
+  /** An ordered label-to-text map from alternating labels and texts. */
+  static java.util.Map<String, String> labels(String... labelsAndTexts) {
+    java.util.Map<String, String> map = new java.util.LinkedHashMap<>();
+    for (int i = 0; i + 1 < labelsAndTexts.length; i += 2) {
+      map.put(labelsAndTexts[i], labelsAndTexts[i + 1]);
+    }
+    return map;
   }
 
   static void deleteTree(Path dir) throws IOException {
