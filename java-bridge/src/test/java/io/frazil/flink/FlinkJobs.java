@@ -9,6 +9,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamStatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -196,7 +197,7 @@ final class FlinkJobs {
           break;
         }
       case SQL:
-        writeSql(env, warehouse, table, rows, upsert);
+        writeSql(env, warehouse, table, rows, upsert, false);
         break;
       default:
         throw new IllegalArgumentException("Unknown sink " + sink);
@@ -208,7 +209,8 @@ final class FlinkJobs {
       File warehouse,
       String table,
       List<RowData> rows,
-      boolean upsert)
+      boolean upsert,
+      boolean attach)
       throws Exception {
     StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
     tableEnv.executeSql(
@@ -231,10 +233,24 @@ final class FlinkJobs {
                         org.apache.flink.api.common.typeinfo.Types.STRING,
                         org.apache.flink.api.common.typeinfo.Types.DOUBLE))));
     String hint = upsert ? " /*+ OPTIONS('upsert-enabled'='true') */" : "";
-    tableEnv
-        .executeSql(
-            "INSERT INTO " + CATALOG + "." + DATABASE + "." + table + hint + " SELECT * FROM src")
-        .await();
+    String insert =
+        "INSERT INTO " + CATALOG + "." + DATABASE + "." + table + hint + " SELECT * FROM src";
+    if (!attach) {
+      tableEnv.executeSql(insert).await();
+      return;
+    }
+    // The INSERT's pipeline joins the DataStream job, where FrazilRouting can reach its sink.
+    StreamStatementSet statements = tableEnv.createStatementSet();
+    statements.addInsertSql(insert);
+    statements.attachAsDataStream();
+    FrazilRouting.accelerate(env);
+    env.execute("SQL INSERT " + table);
+  }
+
+  /** SQL {@code INSERT} attached to the DataStream job, which runs through FrazilRouting. */
+  static void writeSqlAttached(File warehouse, String table, List<RowData> rows, boolean upsert)
+      throws Exception {
+    writeSql(env(), warehouse, table, rows, upsert, true);
   }
 
   private static org.apache.flink.types.Row toRow(RowData row) {
@@ -246,7 +262,7 @@ final class FlinkJobs {
   }
 
   /** The Dynamic Iceberg Sink's record generator: every row to one table. */
-  private static final class Generator implements DynamicRecordGenerator<RowData> {
+  static final class Generator implements DynamicRecordGenerator<RowData> {
     // TableIdentifier is not serializable: keep its string form.
     private final String identifier;
     private final PartitionSpec spec;

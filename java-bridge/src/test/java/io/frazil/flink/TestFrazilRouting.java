@@ -401,11 +401,82 @@ public class TestFrazilRouting {
     }
   }
 
+  /** SQL INSERT attached to a DataStream job: the planner's FlinkSink routes by memo. */
+  @ParameterizedTest(name = "upsert={0}")
+  @CsvSource({"false", "true"})
+  public void sqlInsertAttachedToTheJobRoutesThroughTheMemo(boolean upsert) throws Exception {
+    String name = "sql_" + upsert;
+    Table table = table(name, "bucket4", 2, Map.of());
+    List<RowData> rows = FlinkJobs.rows(0, 3000, "a");
+    long before = FrazilTaskWriterFactory.memoizedWriters();
+    FlinkJobs.writeSqlAttached(warehouse, name, rows, upsert);
+
+    assertThat(FrazilTaskWriterFactory.memoizedWriters()).isGreaterThan(before);
+    assertThat(TestFlinkSinks.rowsOf(FlinkJobs.read(table)))
+        .containsExactlyInAnyOrderElementsOf(TestFlinkSinks.strings(rows));
+    for (org.apache.iceberg.DataFile file : FlinkJobs.files(table).dataFiles) {
+      assertThat(table.spec().partitionToPath(file.partition()))
+          .isEqualTo(table.spec().partitionToPath(partitionOf(table, file)));
+    }
+  }
+
+  /**
+   * Dynamic sink spec evolution: records switch from bucket(id, 4) to bucket(id, 8); the sink
+   * evolves the table and the writers build a memo per spec id, so each file is in its own spec's
+   * partition.
+   */
+  @Test
+  public void dynamicSinkSpecEvolutionGetsAMemoPerSpec() throws Exception {
+    String name = "dynamic_evolution";
+    Table table = table(name, "bucket4", 2, Map.of());
+    List<RowData> first = FlinkJobs.rows(0, 2000, "a");
+    FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, first, false);
+
+    PartitionSpec wider = PartitionSpec.builderFor(FlinkJobs.SCHEMA).bucket("id", 8).build();
+    List<RowData> second = FlinkJobs.rows(2000, 2000, "b");
+    long before = FrazilTaskWriterFactory.memoizedWriters();
+    StreamExecutionEnvironment env = FlinkJobs.env();
+    DataStream<RowData> input =
+        env.fromData(second, InternalTypeInfo.of(FlinkJobs.ROW_TYPE)).setParallelism(1);
+    org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink.forInput(input)
+        .generator(
+            new FlinkJobs.Generator(TableIdentifier.of(FlinkJobs.DATABASE, name), wider, false))
+        .catalogLoader(FlinkJobs.catalogLoader(warehouse))
+        .writeParallelism(2)
+        .immediateTableUpdate(true)
+        .append();
+    assertThat(FrazilRouting.accelerate(env)).isEqualTo(3);
+    env.execute(name);
+    assertThat(FrazilTaskWriterFactory.memoizedWriters()).isGreaterThan(before);
+
+    table.refresh();
+    assertThat(table.specs()).hasSize(2);
+    assertThat(table.spec().fields().get(0).transform().toString()).isEqualTo("bucket[8]");
+    List<RowData> all = new ArrayList<>(first);
+    all.addAll(second);
+    assertThat(TestFlinkSinks.rowsOf(FlinkJobs.read(table)))
+        .containsExactlyInAnyOrderElementsOf(TestFlinkSinks.strings(all));
+    Map<Integer, Integer> filesPerSpec = Maps.newHashMap();
+    for (org.apache.iceberg.DataFile file : FlinkJobs.files(table).dataFiles) {
+      PartitionSpec spec = table.specs().get(file.specId());
+      filesPerSpec.merge(file.specId(), 1, Integer::sum);
+      assertThat(spec.partitionToPath(file.partition()))
+          .as("file %s of spec %s", file.location(), file.specId())
+          .isEqualTo(spec.partitionToPath(partitionOf(table, spec, file)));
+    }
+    assertThat(filesPerSpec.keySet()).containsExactlyInAnyOrder(0, 1);
+  }
+
   /** The partition recomputed from the file's own rows by Iceberg's PartitionKey. */
   private static org.apache.iceberg.StructLike partitionOf(
       Table table, org.apache.iceberg.DataFile file) throws java.io.IOException {
-    org.apache.iceberg.PartitionKey key =
-        new org.apache.iceberg.PartitionKey(table.spec(), table.schema());
+    return partitionOf(table, table.spec(), file);
+  }
+
+  private static org.apache.iceberg.StructLike partitionOf(
+      Table table, PartitionSpec spec, org.apache.iceberg.DataFile file)
+      throws java.io.IOException {
+    org.apache.iceberg.PartitionKey key = new org.apache.iceberg.PartitionKey(spec, table.schema());
     try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> records =
         org.apache.iceberg.parquet.Parquet.read(table.io().newInputFile(file.location()))
             .project(table.schema())
