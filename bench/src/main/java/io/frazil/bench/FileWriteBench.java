@@ -1,7 +1,5 @@
 package io.frazil.bench;
 
-import com.sun.management.OperatingSystemMXBean;
-import com.sun.management.ThreadMXBean;
 import java.io.BufferedWriter;
 import java.io.File;
 import java.io.IOException;
@@ -45,9 +43,6 @@ public final class FileWriteBench {
           "write.parquet.compression-level", "3");
 
   private final BenchOptions options;
-  private final OperatingSystemMXBean os =
-      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-  private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
   private final List<Iteration> iterations = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
@@ -72,11 +67,7 @@ public final class FileWriteBench {
   private void run() throws IOException {
     long started = System.nanoTime();
     Guards.loggingIsQuiet();
-    Guards.check(
-        threads.isCurrentThreadCpuTimeSupported() && threads.isThreadAllocatedMemorySupported(),
-        "This JVM cannot measure thread CPU time or allocation");
-    threads.setThreadCpuTimeEnabled(true);
-    threads.setThreadAllocatedMemoryEnabled(true);
+    Clock.enable();
 
     Files.createDirectories(options.out);
     Files.createDirectories(options.tmp);
@@ -249,28 +240,13 @@ public final class FileWriteBench {
       File file,
       boolean delete)
       throws IOException {
-    long gcStart = System.nanoTime();
-    if (options.gcBetween) {
-      // Garbage left by the previous arm is collected here, not during this arm's clock.
-      System.gc();
-    }
-    long preGcMs = (System.nanoTime() - gcStart) / 1_000_000;
-    long tid = Thread.currentThread().getId();
-    long gcCount0 = RunFacts.gcCount();
-    long gcMs0 = RunFacts.gcMillis();
-    long alloc0 = threads.getThreadAllocatedBytes(tid);
-    long thread0 = threads.getCurrentThreadCpuTime();
-    long process0 = os.getProcessCpuTime();
-    long wall0 = System.nanoTime();
+    // Garbage left by the previous arm is collected here, not during this arm's clock.
+    long preGcMs = Clock.collectGarbage(options.gcBetween);
+    Clock started = Clock.start();
 
     Arms.Written written = arm.write(file);
 
-    long wall1 = System.nanoTime();
-    long process1 = os.getProcessCpuTime();
-    long thread1 = threads.getCurrentThreadCpuTime();
-    long alloc1 = threads.getThreadAllocatedBytes(tid);
-    long gcCount1 = RunFacts.gcCount();
-    long gcMs1 = RunFacts.gcMillis();
+    Clock took = started.stop();
 
     int fileCount;
     try (Stream<Path> files = Files.list(workDir)) {
@@ -320,12 +296,12 @@ public final class FileWriteBench {
             arm.name(),
             phase,
             rep,
-            wall1 - wall0,
-            process1 - process0,
-            thread1 - thread0,
-            alloc1 - alloc0,
-            gcCount1 - gcCount0,
-            gcMs1 - gcMs0,
+            took.wallNs,
+            took.processCpuNs,
+            took.threadCpuNs,
+            took.allocatedBytes,
+            took.gcCount,
+            took.gcMs,
             outputBytes,
             fileCount,
             footer.rows,

@@ -1,7 +1,5 @@
 package io.frazil.bench;
 
-import com.sun.management.OperatingSystemMXBean;
-import com.sun.management.ThreadMXBean;
 import io.frazil.partition.BucketTupleMemo;
 import io.frazil.partition.FrazilPartitionKeySelector;
 import java.io.BufferedWriter;
@@ -77,9 +75,6 @@ public final class RoutingBench {
           "Flags may also come as one space-separated argument (Maven's -Dbench.args).");
 
   private final Options options;
-  private final OperatingSystemMXBean os =
-      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-  private final ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
   private final List<Iteration> iterations = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
@@ -107,11 +102,7 @@ public final class RoutingBench {
     long started = System.nanoTime();
     this.loadAtStart = loadAverage();
     Guards.loggingIsQuiet();
-    Guards.check(
-        threads.isCurrentThreadCpuTimeSupported() && threads.isThreadAllocatedMemorySupported(),
-        "This JVM cannot measure thread CPU time or allocation");
-    threads.setThreadCpuTimeEnabled(true);
-    threads.setThreadAllocatedMemoryEnabled(true);
+    Clock.enable();
     Files.createDirectories(options.out);
     System.out.printf(
         "RoutingBench %s%n  %s%n  out %s%n", options.smoke ? "(smoke)" : "", options, options.out);
@@ -274,28 +265,14 @@ public final class RoutingBench {
   private void timed(
       String cohort, String cell, RowData[] rows, String armName, Arm arm, String phase, int rep)
       throws IOException {
-    long gcStart = System.nanoTime();
-    if (options.gcBetween) {
-      System.gc();
-    }
-    long preGcMs = (System.nanoTime() - gcStart) / 1_000_000;
-    long tid = Thread.currentThread().getId();
-    long gcCount0 = RunFacts.gcCount();
-    long gcMs0 = RunFacts.gcMillis();
-    long alloc0 = threads.getThreadAllocatedBytes(tid);
-    long thread0 = threads.getCurrentThreadCpuTime();
-    long process0 = os.getProcessCpuTime();
-    long wall0 = System.nanoTime();
+    // Garbage left by the previous arm is collected here, not during this arm's clock.
+    long preGcMs = Clock.collectGarbage(options.gcBetween);
+    Clock started = Clock.start();
 
     Routing routing = arm.newRouting();
     long checksum = routing.routeAll(rows);
 
-    long wall1 = System.nanoTime();
-    long process1 = os.getProcessCpuTime();
-    long thread1 = threads.getCurrentThreadCpuTime();
-    long alloc1 = threads.getThreadAllocatedBytes(tid);
-    long gcCount1 = RunFacts.gcCount();
-    long gcMs1 = RunFacts.gcMillis();
+    Clock took = started.stop();
     blackhole += checksum;
 
     String where =
@@ -316,12 +293,12 @@ public final class RoutingBench {
             armName,
             phase,
             rep,
-            wall1 - wall0,
-            process1 - process0,
-            thread1 - thread0,
-            alloc1 - alloc0,
-            gcCount1 - gcCount0,
-            gcMs1 - gcMs0,
+            took.wallNs,
+            took.processCpuNs,
+            took.threadCpuNs,
+            took.allocatedBytes,
+            took.gcCount,
+            took.gcMs,
             0L,
             routing.slots(),
             rows.length,
