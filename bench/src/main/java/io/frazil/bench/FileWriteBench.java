@@ -3,14 +3,9 @@ package io.frazil.bench;
 import java.io.BufferedWriter;
 import java.io.File;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -189,22 +184,7 @@ public final class FileWriteBench {
         cohort, schemaName, a.createdBy, b.createdBy, a.footerRows, content);
 
     if (nativeLibrary == null) {
-      String[] loaded = Guards.loadedNativeLibrary();
-      String release = System.getProperty("bench.releaseLibrary");
-      String loadedSha = loaded[1];
-      StringBuilder text = new StringBuilder();
-      text.append(loaded[0]).append(" (sha256 ").append(loadedSha).append(")");
-      if (release != null && Files.isRegularFile(Paths.get(release))) {
-        boolean same = loadedSha.equals(Guards.sha256(Paths.get(release)));
-        text.append(same ? ", identical to " : ", DIFFERENT from ").append(release);
-        if (!same) {
-          notes.add(
-              "WARNING: the loaded native library differs from "
-                  + release
-                  + " (stale jar, or the release build changed during the run).");
-        }
-      }
-      this.nativeLibrary = text.toString();
+      this.nativeLibrary = Guards.describeNativeLibrary(notes);
       System.out.println("  native library: " + nativeLibrary);
     }
   }
@@ -332,26 +312,12 @@ public final class FileWriteBench {
 
   private void writeResults(double seconds) throws IOException {
     List<Report.Cell> cells = Report.cells(iterations);
-    String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    Path repo = RunFacts.repoRoot();
-    String commit = RunFacts.git(repo, "rev-parse", "HEAD");
-    String dirty = RunFacts.git(repo, "status", "--porcelain");
-    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
-    int cores = Runtime.getRuntime().availableProcessors();
-    String java = RunFacts.javaVersion();
-    String osName = RunFacts.osName();
-    List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    RunFacts facts = RunFacts.collect();
 
     StringBuilder md = new StringBuilder();
     md.append("# Stock Iceberg Parquet writer vs Frazil — file-write benchmark\n\n");
     md.append("| | |\n|---|---|\n");
-    md.append("| date (UTC) | ").append(now).append(" |\n");
-    md.append("| commit | `").append(commit).append('`');
-    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
-    md.append(" |\n");
-    md.append("| machine | ").append(osName).append(", ").append(cores).append(" cores |\n");
-    md.append("| JVM | ").append(java).append(", `").append(String.join(" ", jvmArgs));
-    md.append("` |\n");
+    facts.appendHeaderRows(md);
     md.append("| native library | ").append(nativeLibrary).append(" |\n");
     md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
     md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
@@ -388,28 +354,18 @@ public final class FileWriteBench {
           String.format(
               Locale.ROOT,
               "%s, %d cores, Java %s, commit %.10s%s; %s",
-              now.substring(0, 10),
-              cores,
+              facts.now.substring(0, 10),
+              facts.cores,
               System.getProperty("java.version"),
-              commit,
+              facts.commit,
               options.smoke ? ", SMOKE run, not a measurement" : "",
               "zstd-3; measured reps: " + options.repsText());
       Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
     }
 
-    boolean copied = RunFacts.copyEnvironment(repo, options.out);
-    RunFacts.writeRunInfo(
-        options.out,
-        now,
-        commit,
-        dirty,
-        java,
-        osName,
-        cores,
-        jvmArgs,
-        options.raw,
-        RunFacts.labels("native library", nativeLibrary),
-        copied);
+    boolean copied =
+        facts.writeRunFiles(
+            options.out, options.raw, RunFacts.labels("native library", nativeLibrary));
 
     System.out.println();
     System.out.print(Report.tables(cells, options.cohorts));

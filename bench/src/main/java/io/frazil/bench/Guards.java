@@ -1,14 +1,10 @@
 package io.frazil.bench;
 
+import io.frazil.jni.LoadedLibrary;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
@@ -120,60 +116,24 @@ final class Guards {
   }
 
   /**
-   * Which Frazil library this JVM actually mapped (from /proc/self/maps) and its SHA-256. The
-   * loader deletes the copy it extracts from the jar right after loading, so a deleted mapping is
-   * hashed from the bundled resource it was extracted from.
+   * The native library this JVM mapped, with its SHA-256, and whether it is byte-identical to the
+   * release build ({@code -Dbench.releaseLibrary}); a difference also goes into {@code notes}.
    */
-  static String[] loadedNativeLibrary() {
-    String mapped = null;
-    try {
-      for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
-        int slash = line.indexOf('/');
-        if (slash >= 0 && line.contains("libfrazil")) {
-          mapped = line.substring(slash);
-          break;
-        }
+  static String describeNativeLibrary(List<String> notes) {
+    LoadedLibrary loaded = LoadedLibrary.find();
+    StringBuilder text = new StringBuilder();
+    text.append(loaded.where).append(" (sha256 ").append(loaded.sha256).append(")");
+    String release = System.getProperty("bench.releaseLibrary");
+    if (release != null && Files.isRegularFile(Paths.get(release))) {
+      boolean same = loaded.sha256.equals(LoadedLibrary.sha256(Paths.get(release)));
+      text.append(same ? ", identical to " : ", DIFFERENT from ").append(release);
+      if (!same) {
+        notes.add(
+            "WARNING: the loaded native library differs from "
+                + release
+                + " (stale jar, or the release build changed during the run).");
       }
-    } catch (IOException e) {
-      return new String[] {"unknown (no /proc/self/maps)", "unknown"};
     }
-    if (mapped == null) {
-      return new String[] {"not loaded", "unknown"};
-    }
-    Path path = Paths.get(mapped.replace(" (deleted)", ""));
-    if (!mapped.endsWith(" (deleted)") && Files.isRegularFile(path)) {
-      return new String[] {mapped, sha256(path)};
-    }
-    String resource = io.frazil.jni.NativeLoader.bundledResource();
-    try (InputStream in = Guards.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        return new String[] {mapped, "unknown"};
-      }
-      return new String[] {mapped + ", extracted from the jar's " + resource, sha256(in)};
-    } catch (IOException e) {
-      return new String[] {mapped, "unknown"};
-    }
-  }
-
-  static String sha256(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      return sha256(in);
-    } catch (IOException e) {
-      return "unreadable (" + e.getMessage() + ")";
-    }
-  }
-
-  private static String sha256(InputStream in) throws IOException {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      byte[] buffer = new byte[1 << 16];
-      int read;
-      while ((read = in.read(buffer)) > 0) {
-        digest.update(buffer, 0, read);
-      }
-      return HexFormat.of().formatHex(digest.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return text.toString();
   }
 }

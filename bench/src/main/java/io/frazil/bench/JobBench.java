@@ -3,6 +3,7 @@ package io.frazil.bench;
 import com.sun.management.OperatingSystemMXBean;
 import io.frazil.flink.FrazilFlink;
 import io.frazil.flink.FrazilRouting;
+import io.frazil.jni.LoadedLibrary;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -11,9 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -317,7 +315,7 @@ public final class JobBench {
     trial.failures.addAll(check.failures);
     validate(trial, arm, check);
     if ("frazil".equals(arm) && trial.nativeFiles > 0 && nativeLibrary.startsWith("not")) {
-      nativeLibrary = describeNativeLibrary();
+      nativeLibrary = Guards.describeNativeLibrary(notes);
     }
     trial.validateMs = (System.nanoTime() - validateStart) / 1_000_000;
     if (!options.keepTables) {
@@ -483,30 +481,12 @@ public final class JobBench {
     return out.append('"').toString();
   }
 
-  private String describeNativeLibrary() {
-    String[] loaded = Guards.loadedNativeLibrary();
-    StringBuilder text = new StringBuilder();
-    text.append(loaded[0]).append(" (sha256 ").append(loaded[1]).append(")");
-    String release = System.getProperty("bench.releaseLibrary");
-    if (release != null && Files.isRegularFile(Paths.get(release))) {
-      boolean same = loaded[1].equals(Guards.sha256(Paths.get(release)));
-      text.append(same ? ", identical to " : ", DIFFERENT from ").append(release);
-      if (!same) {
-        notes.add(
-            "WARNING: the loaded native library differs from "
-                + release
-                + " (stale jar, or the release build changed during the run).");
-      }
-    }
-    return text.toString();
-  }
-
   private static String bridgeJar() {
     try {
       Path jar =
           Paths.get(FrazilFlink.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       return Files.isRegularFile(jar)
-          ? jar + " (sha256 " + Guards.sha256(jar) + ")"
+          ? jar + " (sha256 " + LoadedLibrary.sha256(jar) + ")"
           : jar + " (a directory)";
     } catch (URISyntaxException | RuntimeException e) {
       return "unknown (" + e + ")";
@@ -527,15 +507,7 @@ public final class JobBench {
       }
     }
     List<Report.Cell> cells = Report.cells(validMeasured);
-    String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    Path repo = RunFacts.repoRoot();
-    String commit = RunFacts.git(repo, "rev-parse", "HEAD");
-    String dirty = RunFacts.git(repo, "status", "--porcelain");
-    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
-    int cores = Runtime.getRuntime().availableProcessors();
-    String java = RunFacts.javaVersion();
-    String osName = RunFacts.osName();
-    List<String> jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+    RunFacts facts = RunFacts.collect();
     String bridge = bridgeAtStart;
     String bridgeAtEnd = bridgeJar();
     if (!bridgeAtEnd.equals(bridgeAtStart)) {
@@ -549,13 +521,7 @@ public final class JobBench {
     StringBuilder md = new StringBuilder();
     md.append("# Stock Iceberg vs Frazil — whole Flink jobs (Dynamic Iceberg Sink)\n\n");
     md.append("| | |\n|---|---|\n");
-    md.append("| date (UTC) | ").append(now).append(" |\n");
-    md.append("| commit | `").append(commit).append('`');
-    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
-    md.append(" |\n");
-    md.append("| machine | ").append(osName).append(", ").append(cores).append(" cores |\n");
-    md.append("| JVM | ").append(java).append(", `").append(String.join(" ", jvmArgs));
-    md.append("` |\n");
+    facts.appendHeaderRows(md);
     md.append("| native library | ").append(nativeLibrary).append(" |\n");
     md.append("| bridge jar (at start) | ").append(bridge).append(" |\n");
     md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
@@ -616,8 +582,10 @@ public final class JobBench {
                   + " %d cores%s.\n\n",
               loadMin,
               loadMax,
-              cores,
-              loadMax > cores ? " — other work shared this machine; trust CPU over wall" : ""));
+              facts.cores,
+              loadMax > facts.cores
+                  ? " — other work shared this machine; trust CPU over wall"
+                  : ""));
     }
     for (String note : notes) {
       md.append("**").append(note).append("**\n\n");
@@ -658,26 +626,18 @@ public final class JobBench {
               options.rows,
               options.parallelism,
               options.checkpointMs,
-              now.substring(0, 10),
-              cores,
-              commit,
+              facts.now.substring(0, 10),
+              facts.cores,
+              facts.commit,
               options.smoke ? ", SMOKE run, not a measurement" : "");
       Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
     }
 
-    boolean copied = RunFacts.copyEnvironment(repo, options.out);
-    RunFacts.writeRunInfo(
-        options.out,
-        now,
-        commit,
-        dirty,
-        java,
-        osName,
-        cores,
-        jvmArgs,
-        options.raw,
-        RunFacts.labels("native library", nativeLibrary, "bridge jar", bridge),
-        copied);
+    boolean copied =
+        facts.writeRunFiles(
+            options.out,
+            options.raw,
+            RunFacts.labels("native library", nativeLibrary, "bridge jar", bridge));
 
     System.out.println();
     System.out.print(table(cells));

@@ -4,14 +4,10 @@ import io.frazil.partition.BucketTupleMemo;
 import io.frazil.partition.FrazilPartitionKeySelector;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -487,29 +483,15 @@ public final class RoutingBench {
 
   private void writeResults(double seconds) throws IOException {
     List<Report.Cell> cells = Report.cells(iterations);
-    String now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    Path repo = RunFacts.repoRoot();
-    String commit = RunFacts.git(repo, "rev-parse", "HEAD");
-    String dirty = RunFacts.git(repo, "status", "--porcelain");
-    boolean environment = RunFacts.copyEnvironment(repo, options.out);
-    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
-    String java = RunFacts.javaVersion();
-    int cores = Runtime.getRuntime().availableProcessors();
+    RunFacts facts = RunFacts.collect();
+    boolean environment = RunFacts.copyEnvironment(facts.repo, options.out);
     StringBuilder md = new StringBuilder();
     md.append("# Partition routing: stock Iceberg vs Frazil's bucket-tuple memo\n\n");
     md.append("| | |\n|---|---|\n");
-    md.append("| date (UTC) | ").append(now).append(" |\n");
-    md.append("| commit | `").append(commit).append('`');
-    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
-    md.append(" |\n");
-    md.append("| machine | ").append(System.getProperty("os.name")).append(' ');
-    md.append(System.getProperty("os.arch")).append(", ").append(cores).append(" cores |\n");
+    facts.appendHeaderRows(md);
     md.append("| load average (1, 5, 15 min) | at start ").append(loadAtStart);
     md.append(", at end ").append(loadAverage());
     md.append(" (other work on the machine competes with both arms) |\n");
-    md.append("| JVM | ").append(java).append(", `");
-    md.append(String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
-    md.append("` |\n");
     md.append("| environment.json | ")
         .append(environment ? "copied next to this file" : "not present in the repository root")
         .append(" |\n");
@@ -569,10 +551,10 @@ public final class RoutingBench {
           String.format(
               Locale.ROOT,
               "routing only, %s, %d cores, Java %s, commit %.10s%s",
-              now.substring(0, 10),
-              cores,
+              facts.now.substring(0, 10),
+              facts.cores,
               System.getProperty("java.version"),
-              commit,
+              facts.commit,
               options.smoke ? ", SMOKE run, not a measurement" : "");
       Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
     }

@@ -2,22 +2,78 @@ package io.frazil.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** What every bench program records next to its results: repository, git state, environment. */
 final class RunFacts {
-  private static final List<java.lang.management.GarbageCollectorMXBean> COLLECTORS =
-      java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+  private static final List<GarbageCollectorMXBean> COLLECTORS =
+      ManagementFactory.getGarbageCollectorMXBeans();
 
-  private RunFacts() {}
+  /** When the results were written (ISO-8601, UTC). */
+  final String now;
+
+  final Path repo;
+  final String commit;
+
+  /** {@code git status --porcelain}: empty for a clean tree. */
+  final String dirty;
+
+  final long dirtyFiles;
+  final String java;
+  final String osName;
+  final int cores;
+  final List<String> jvmArgs;
+
+  private RunFacts() {
+    this.now = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    this.repo = repoRoot();
+    this.commit = git(repo, "rev-parse", "HEAD");
+    this.dirty = git(repo, "status", "--porcelain");
+    this.dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
+    this.java = javaVersion();
+    this.osName = osName();
+    this.cores = Runtime.getRuntime().availableProcessors();
+    this.jvmArgs = ManagementFactory.getRuntimeMXBean().getInputArguments();
+  }
+
+  /** The facts of this run, read now. */
+  static RunFacts collect() {
+    return new RunFacts();
+  }
+
+  /** The results.md rows every program starts with: date, commit, machine, JVM. */
+  void appendHeaderRows(StringBuilder md) {
+    md.append("| date (UTC) | ").append(now).append(" |\n");
+    md.append("| commit | `").append(commit).append('`');
+    md.append(dirtyFiles == 0 ? " (clean tree)" : " + " + dirtyFiles + " uncommitted paths");
+    md.append(" |\n");
+    md.append("| machine | ").append(osName).append(", ").append(cores).append(" cores |\n");
+    md.append("| JVM | ").append(java).append(", `").append(String.join(" ", jvmArgs));
+    md.append("` |\n");
+  }
+
+  /** Copies environment.json next to the results and writes RUN-INFO.md there. */
+  boolean writeRunFiles(Path out, List<String> benchArgs, Map<String, String> artifacts)
+      throws IOException {
+    boolean copied = copyEnvironment(repo, out);
+    writeRunInfo(out, benchArgs, artifacts, copied);
+    return copied;
+  }
 
   /** "17.0.15 (OpenJDK 64-Bit Server VM 17.0.15+6-…)". */
   static String javaVersion() {
@@ -41,7 +97,7 @@ final class RunFacts {
   /** Collections so far, over all collectors. */
   static long gcCount() {
     long count = 0;
-    for (java.lang.management.GarbageCollectorMXBean gc : COLLECTORS) {
+    for (GarbageCollectorMXBean gc : COLLECTORS) {
       count += Math.max(0, gc.getCollectionCount());
     }
     return count;
@@ -50,7 +106,7 @@ final class RunFacts {
   /** Milliseconds spent collecting so far, over all collectors. */
   static long gcMillis() {
     long ms = 0;
-    for (java.lang.management.GarbageCollectorMXBean gc : COLLECTORS) {
+    for (GarbageCollectorMXBean gc : COLLECTORS) {
       ms += Math.max(0, gc.getCollectionTime());
     }
     return ms;
@@ -108,20 +164,9 @@ final class RunFacts {
    * program's arguments, the artifacts it ran ({@code artifacts}: label to description) and whether
    * {@code environment.json} sits next to it.
    */
-  static void writeRunInfo(
-      Path out,
-      String now,
-      String commit,
-      String dirty,
-      String java,
-      String osName,
-      int cores,
-      List<String> jvmArgs,
-      List<String> benchArgs,
-      java.util.Map<String, String> artifacts,
-      boolean environmentCopied)
+  private void writeRunInfo(
+      Path out, List<String> benchArgs, Map<String, String> artifacts, boolean environmentCopied)
       throws IOException {
-    long dirtyFiles = dirty.isEmpty() ? 0 : dirty.lines().count();
     StringBuilder info = new StringBuilder();
     info.append("# Run info\n\n");
     info.append("- date (UTC): ").append(now).append('\n');
@@ -148,8 +193,8 @@ final class RunFacts {
   }
 
   /** An ordered label-to-text map from alternating labels and texts. */
-  static java.util.Map<String, String> labels(String... labelsAndTexts) {
-    java.util.Map<String, String> map = new java.util.LinkedHashMap<>();
+  static Map<String, String> labels(String... labelsAndTexts) {
+    Map<String, String> map = new LinkedHashMap<>();
     for (int i = 0; i + 1 < labelsAndTexts.length; i += 2) {
       map.put(labelsAndTexts[i], labelsAndTexts[i + 1]);
     }

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
@@ -44,8 +43,8 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link BucketTupleMemo}, {@link FrazilPartitionKeySelector} and {@link BucketTupleMemos} against
- * stock Iceberg: for random rows over every bucketable type, the memoized key equals what {@code
+ * {@link BucketTupleMemo} and {@link FrazilPartitionKeySelector} against stock Iceberg: for random
+ * rows over every bucketable type, the memoized key equals what {@code
  * PartitionKey.partition(RowDataWrapper.wrap(row))} yields and the selector returns what {@code
  * PartitionKeySelector} returns (the pattern of Iceberg's {@code TestRowDataPartitionKey}, with
  * bucket specs).
@@ -519,48 +518,6 @@ public class TestBucketTupleMemo {
     assertThat(allocated)
         .as("bytes allocated by %,d ordinal() calls", 50L * rows.length)
         .isLessThan(4096);
-  }
-
-  @Test
-  public void testLruCache() {
-    BucketTupleMemos memos = new BucketTupleMemos(2);
-    assertThat(new BucketTupleMemos().capacity()).isEqualTo(BucketTupleMemos.DEFAULT_CAPACITY);
-    assertThat(BucketTupleMemos.DEFAULT_CAPACITY).isEqualTo(100);
-    assertThatThrownBy(() -> new BucketTupleMemos(0)).isInstanceOf(IllegalArgumentException.class);
-
-    PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("l", 4).build();
-    PartitionSpec spec1 = PartitionSpec.builderFor(SCHEMA).withSpecId(1).bucket("s", 4).build();
-    PartitionSpec identity = PartitionSpec.builderFor(SCHEMA).withSpecId(2).identity("l").build();
-
-    Optional<BucketTupleMemo> a = memos.get("db.a", SCHEMA, spec, ROW_TYPE);
-    assertThat(a).isPresent();
-    Optional<BucketTupleMemo> b = memos.get("db.b", SCHEMA, spec, ROW_TYPE);
-    assertThat(b).isPresent();
-    assertThat(b.get()).isNotSameAs(a.get());
-    assertThat(memos.get("db.a", SCHEMA, spec, ROW_TYPE).get()).isSameAs(a.get()); // hit, a newest
-    Optional<BucketTupleMemo> a1 = memos.get("db.a", SCHEMA, spec1, ROW_TYPE); // evicts b
-    assertThat(a1.get().spec()).isSameAs(spec1);
-    assertThat(memos.size()).isEqualTo(2);
-    assertThat(memos.contains("db.a", SCHEMA.schemaId(), 0)).isTrue();
-    assertThat(memos.contains("db.a", SCHEMA.schemaId(), 1)).isTrue();
-    assertThat(memos.contains("db.b", SCHEMA.schemaId(), 0)).isFalse();
-    assertThat(memos.get("db.b", SCHEMA, spec, ROW_TYPE).get()).isNotSameAs(b.get()); // rebuilt
-
-    Optional<BucketTupleMemo> none = memos.get("db.c", SCHEMA, identity, ROW_TYPE);
-    assertThat(none).isEmpty();
-    assertThat(memos.contains("db.c", SCHEMA.schemaId(), 2)).isTrue();
-    assertThat(memos.get("db.c", SCHEMA, identity, ROW_TYPE)).isSameAs(none); // cached, not redone
-    assertThat(memos.size()).isEqualTo(2);
-
-    // Same key, a different Flink row type: rebuilt for that row type.
-    BucketTupleMemos one = new BucketTupleMemos(4);
-    BucketTupleMemo first = one.get("t", SCHEMA, spec, ROW_TYPE).get();
-    RowType copy = (RowType) ROW_TYPE.copy();
-    assertThat(one.get("t", SCHEMA, spec, copy).get()).isSameAs(first); // equal type: hit
-    RowType other = (RowType) ROW_TYPE.copy(false);
-    assertThat(one.get("t", SCHEMA, spec, other).get()).isNotSameAs(first);
-    memos.clear();
-    assertThat(memos.size()).isZero();
   }
 
   // ---------------------------------------------------------------------------------------------

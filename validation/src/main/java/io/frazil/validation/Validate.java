@@ -1,23 +1,20 @@
 package io.frazil.validation;
 
 import io.frazil.flink.FrazilFlink;
+import io.frazil.jni.LoadedLibrary;
 import io.frazil.jni.NativeLoader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -289,18 +286,18 @@ public final class Validate {
         dirtyPaths == null
             ? 0
             : Pattern.compile("\"[^\"]*\"").matcher(dirtyPaths).results().count();
-    String[] loaded = loadedNativeLibrary();
+    LoadedLibrary loaded = LoadedLibrary.find();
     String jarPath = "unknown";
     String jarSha = "unknown";
     try {
       Path jar =
           Paths.get(FrazilFlink.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       jarPath = jar.toString();
-      jarSha = Files.isRegularFile(jar) ? sha256(jar) : "not a jar (" + jar + ")";
+      jarSha = Files.isRegularFile(jar) ? LoadedLibrary.sha256(jar) : "not a jar (" + jar + ")";
     } catch (Exception e) {
       jarSha = "unknown (" + e + ")";
     }
-    boolean libraryMatches = envLibrary != null && envLibrary.equals(loaded[1]);
+    boolean libraryMatches = envLibrary != null && envLibrary.equals(loaded.sha256);
     boolean jarMatches = envJar != null && envJar.equals(jarSha);
 
     facts.add(
@@ -317,9 +314,9 @@ public final class Validate {
         new String[] {
           "native library this JVM loaded",
           "`"
-              + loaded[0]
+              + loaded.where
               + "`, sha256 `"
-              + loaded[1]
+              + loaded.sha256
               + "` — "
               + (libraryMatches ? "matches" : "**DIFFERS**")
         });
@@ -342,8 +339,8 @@ public final class Validate {
     build.put("git_dirty_path_count", dirtyCount);
     build.put("environment_generated_at_utc", generated);
     build.put("environment_libfrazil_sha256", envLibrary);
-    build.put("loaded_native_library", loaded[0]);
-    build.put("loaded_native_library_sha256", loaded[1]);
+    build.put("loaded_native_library", loaded.where);
+    build.put("loaded_native_library_sha256", loaded.sha256);
     build.put("native_library_matches_environment", libraryMatches);
     build.put("environment_java_bridge_jar_sha256", envJar);
     build.put("classpath_java_bridge_jar", jarPath);
@@ -354,7 +351,7 @@ public final class Validate {
     if (!libraryMatches) {
       System.err.println(
           "validate: the loaded native library ("
-              + loaded[1]
+              + loaded.sha256
               + ") is not environment.json's ("
               + envLibrary
               + "): rebuild (`make jvm`) and regenerate (`make environment`)");
@@ -373,64 +370,6 @@ public final class Validate {
   private static String find(String text, String regex) {
     Matcher matcher = Pattern.compile(regex, Pattern.DOTALL).matcher(text);
     return matcher.find() ? matcher.group(1) : null;
-  }
-
-  /**
-   * Which Frazil library this JVM mapped (from /proc/self/maps) and its SHA-256. The loader deletes
-   * the copy it extracts from the jar right after loading, so a deleted mapping is hashed from the
-   * bundled resource it was extracted from (as bench/ does).
-   */
-  static String[] loadedNativeLibrary() {
-    String mapped = null;
-    try {
-      for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
-        int slash = line.indexOf('/');
-        if (slash >= 0 && line.contains("libfrazil")) {
-          mapped = line.substring(slash);
-          break;
-        }
-      }
-    } catch (IOException e) {
-      return new String[] {"unknown (no /proc/self/maps)", "unknown"};
-    }
-    if (mapped == null) {
-      return new String[] {"not loaded", "unknown"};
-    }
-    Path path = Paths.get(mapped.replace(" (deleted)", ""));
-    if (!mapped.endsWith(" (deleted)") && Files.isRegularFile(path)) {
-      return new String[] {mapped, sha256(path)};
-    }
-    String resource = NativeLoader.bundledResource();
-    try (InputStream in = Validate.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        return new String[] {mapped, "unknown"};
-      }
-      return new String[] {mapped + ", extracted from the jar's " + resource, sha256(in)};
-    } catch (IOException e) {
-      return new String[] {mapped, "unknown"};
-    }
-  }
-
-  static String sha256(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      return sha256(in);
-    } catch (IOException e) {
-      return "unreadable (" + e.getMessage() + ")";
-    }
-  }
-
-  private static String sha256(InputStream in) throws IOException {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      byte[] buffer = new byte[1 << 16];
-      int read;
-      while ((read = in.read(buffer)) > 0) {
-        digest.update(buffer, 0, read);
-      }
-      return HexFormat.of().formatHex(digest.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static Path repoRoot() {
