@@ -1,20 +1,42 @@
-//! Row groups encoded column by column on several threads.
+//! Row groups encoded column by column on the encoder threads, with no barrier between batches.
 //!
-//! The same layers arrow-rs's `ArrowWriter` uses, driven the way the parallel example on
-//! `ArrowColumnWriter` shows: each batch is split into leaf columns ([`compute_leaves`]), the
-//! leaves are encoded by the row group's column writers spread over scoped threads, and a
-//! closed row group's column chunks are appended to the file in column order. The file bytes
-//! are identical to a single-threaded write; only the work is shared.
+//! Each leaf column of the open row group is a [`ColumnLane`]: its arrow-rs column writer plus a
+//! queue of that column's slices of the batches handed in. A lane drains its queue in order on
+//! the shared encoder threads ([`crate::pool`]), so a column's pages are exactly those of a
+//! single-threaded write, while different columns, and different batches of different columns,
+//! are encoded at once. That matters because one column usually dominates (a free-text field
+//! can be three quarters of the work): with a barrier per batch, the other columns, the caller's
+//! conversion of the next rows and the big column took turns; without it the big column keeps a
+//! core busy and everything else shares the other.
 //!
-//! Threads are scoped to one batch, so they end before the caller learns the batch is done:
-//! nothing outlives the caller's buffers. They use every core even though the caller converts
-//! the next batch meanwhile (see [`crate::pipeline`]); the OS shares the cores, and encoding is
-//! the longer of the two.
+//! ```text
+//!  caller:  write(n) ── write(n+1) ── write(n+2): waits for n, decides the row group ── ...
+//!  lane a:  [n.a]─[n+1.a]─[n+2.a]───────────      (each lane: one column, in batch order)
+//!  lane b:  [n.b]──────────[n+1.b]─[n+2.b]──
+//! ```
+//!
+//! Row groups are cut by the bytes the column writers hold, as parquet-java cuts them (encoded
+//! pages plus open page buffers, not arrow-rs's compressed-size estimate, which lags until pages
+//! close). Every lane adds its column's size after batch *n* to that batch's [`BatchDone`], so
+//! the size after each batch is exact whatever the timing. Before batch *n* goes in, the encoder
+//! asks whether batch *n − 1* may have filled the row group: it waits for *n − 1* and decides
+//! exactly when the last exact size plus twice the largest growth per batch seen in this row
+//! group reaches the limit (always for the first batches of a row group); otherwise it lets
+//! *n − 1* run on. If such a prediction was wrong, the row group closes one batch late, when
+//! *n − 1*'s size is read. Every choice depends on exact sizes only, so the bytes of a file
+//! depend on its rows, never on thread timing or thread count (test
+//! `threads_do_not_change_the_bytes`).
+//!
+//! Memory rule: a lane drops its slice of a batch before reporting that part done, so whoever
+//! waits on [`BatchDone`] holds the last reference (the JNI thread, for Java memory).
 
+use std::collections::VecDeque;
 use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 
-use arrow::array::{Array, RecordBatch};
+use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
@@ -26,123 +48,362 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 
 use crate::error::{NativeError, Result};
+use crate::pool;
 
-/// Batches below this many rows are encoded on the calling thread only.
-const PARALLEL_MIN_ROWS: usize = 1024;
+/// Batches the lanes may hold at once, per file: the slowest column may lag the caller by one
+/// batch while the caller fills the next.
+pub const MAX_PENDING: usize = 2;
+
+/// Completion of one batch across the lanes.
+#[derive(Debug)]
+pub struct BatchDone {
+    state: Mutex<Progress>,
+    finished: Condvar,
+}
+
+#[derive(Debug)]
+struct Progress {
+    parts_left: usize,
+    /// Sum of the finished columns' writer memory right after this batch.
+    memory_after: usize,
+}
+
+impl BatchDone {
+    fn new(parts: usize) -> Self {
+        Self {
+            state: Mutex::new(Progress {
+                parts_left: parts,
+                memory_after: 0,
+            }),
+            finished: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Progress> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn part_done(&self, memory_after: usize) {
+        let mut progress = self.lock();
+        progress.memory_after += memory_after;
+        progress.parts_left -= 1;
+        if progress.parts_left == 0 {
+            self.finished.notify_all();
+        }
+    }
+
+    /// Blocks until every column has encoded (and let go of) its part of the batch; returns the
+    /// row group's memory right after it.
+    pub fn wait(&self) -> usize {
+        let mut progress = self.lock();
+        while progress.parts_left > 0 {
+            progress = self
+                .finished
+                .wait(progress)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        progress.memory_after
+    }
+
+    /// True once [`Self::wait`] would not block.
+    pub fn is_done(&self) -> bool {
+        self.lock().parts_left == 0
+    }
+}
+
+/// One column's slice of one batch.
+struct Work {
+    leaf: ArrowLeafColumn,
+    done: Arc<BatchDone>,
+}
+
+/// One leaf column of the open row group and its queue of work.
+struct ColumnLane {
+    state: Mutex<LaneState>,
+}
+
+struct LaneState {
+    /// Out of the lane while a batch is being encoded, and for good after a panic.
+    writer: Option<ArrowColumnWriter>,
+    queue: VecDeque<Work>,
+    /// A drain of this lane is queued or running on the pool.
+    scheduled: bool,
+    failure: Option<NativeError>,
+    /// [`ArrowColumnWriter::get_estimated_total_bytes`] after the last batch encoded.
+    estimated_bytes: usize,
+}
+
+impl ColumnLane {
+    fn new(writer: ArrowColumnWriter) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(LaneState {
+                writer: Some(writer),
+                queue: VecDeque::new(),
+                scheduled: false,
+                failure: None,
+                estimated_bytes: 0,
+            }),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LaneState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues `work`; encodes it on the calling thread when `inline`, else on the pool.
+    fn push(self: &Arc<Self>, work: Work, inline: bool) {
+        let mut state = self.lock();
+        state.queue.push_back(work);
+        if state.scheduled {
+            return;
+        }
+        state.scheduled = true;
+        drop(state);
+        if inline {
+            self.drain();
+        } else {
+            let lane = Arc::clone(self);
+            pool::spawn(move || lane.drain());
+        }
+    }
+
+    /// Encodes queued work in order until the queue is empty.
+    fn drain(&self) {
+        loop {
+            let (Work { leaf, done }, writer) = {
+                let mut state = self.lock();
+                let Some(work) = state.queue.pop_front() else {
+                    state.scheduled = false;
+                    return;
+                };
+                // After a failure the rest of the queue is only released, not encoded.
+                let writer = match state.failure {
+                    None => state.writer.take(),
+                    Some(_) => None,
+                };
+                (work, writer)
+            };
+            let encoded = writer.map(|mut writer| {
+                let outcome = catch_unwind(AssertUnwindSafe(|| writer.write(&leaf)));
+                (writer, outcome)
+            });
+            drop(leaf);
+            let mut state = self.lock();
+            let mut memory_after = 0;
+            match encoded {
+                None => {}
+                Some((writer, Ok(Ok(())))) => {
+                    memory_after = writer.memory_size();
+                    state.estimated_bytes = writer.get_estimated_total_bytes();
+                    state.writer = Some(writer);
+                }
+                Some((writer, Ok(Err(e)))) => {
+                    state.failure = Some(NativeError::parquet("encoding a column", e));
+                    state.writer = Some(writer);
+                }
+                Some((_, Err(payload))) => {
+                    // The writer may be half-updated: it is dropped, never used again.
+                    state.failure =
+                        Some(NativeError::panicked("encoding a column", payload.as_ref()));
+                }
+            }
+            drop(state);
+            done.part_done(memory_after);
+        }
+    }
+}
 
 /// Writes row groups of one Parquet file into `W`.
 pub struct ColumnParallelEncoder<W: Write + Send> {
     schema: SchemaRef,
     file: SerializedFileWriter<W>,
     factory: ArrowRowGroupWriterFactory,
-    columns: Option<Vec<ArrowColumnWriter>>,
+    /// The open row group's columns, `None` between row groups.
+    lanes: Option<Vec<Arc<ColumnLane>>>,
+    /// Batches of the open row group not yet waited for, oldest first.
+    pending: VecDeque<Arc<BatchDone>>,
+    row_group_bytes: usize,
+    /// Exact row-group memory after the last batch waited for, in this row group.
+    last_memory: Option<usize>,
+    /// Largest growth of that memory from one batch to the next, in this row group.
+    max_growth: usize,
     threads: usize,
+    /// Set once a failure was reported: the file cannot be finished correctly.
+    failed: bool,
 }
 
 impl<W: Write + Send> ColumnParallelEncoder<W> {
+    /// An encoder cutting row groups at `row_group_bytes` held by the column writers.
     pub fn try_new(
         sink: W,
         schema: SchemaRef,
         descriptor: &SchemaDescriptor,
         properties: WriterProperties,
+        row_group_bytes: usize,
     ) -> Result<Self> {
         let file = SerializedFileWriter::new(sink, descriptor.root_schema_ptr(), properties.into())
             .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
         let factory = ArrowRowGroupWriterFactory::new(&file, schema.clone());
-        let threads = default_threads();
         Ok(Self {
             schema,
             file,
             factory,
-            columns: None,
-            threads,
+            lanes: None,
+            pending: VecDeque::new(),
+            row_group_bytes,
+            last_memory: None,
+            max_growth: 0,
+            threads: pool::threads(),
+            failed: false,
         })
     }
 
-    /// Encodes with up to `threads` threads per batch (default: one per core).
+    /// With one thread every column is encoded on the calling thread, before `write` returns;
+    /// otherwise (the default: one per core) on the shared encoder threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
     }
 
-    /// Encodes `batch` into the open row group (opening one if needed).
-    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+    /// Hands `batch` to the column lanes and returns its completion; `None` for an empty batch.
+    /// The batch's buffers stay referenced until the completion is done. First closes the row
+    /// group if the batches before filled it (see the module docs). A failure of an earlier
+    /// batch is reported here or by a later call.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<Option<Arc<BatchDone>>> {
+        self.check_failures()?;
         if batch.num_rows() == 0 {
-            return Ok(());
+            return Ok(None);
         }
-        let mut leaves: Vec<(ArrowLeafColumn, usize)> = Vec::new();
+        self.settle_row_group()?;
+        let mut leaves: Vec<ArrowLeafColumn> = Vec::new();
         for (field, array) in self.schema.fields().iter().zip(batch.columns()) {
             let column_leaves = compute_leaves(field, array).map_err(|e| {
                 NativeError::parquet(format!("splitting column '{}'", field.name()), e)
             })?;
-            // Cost estimate for balancing threads: the column's bytes shared by its leaves.
-            let cost = array.get_array_memory_size() / column_leaves.len().max(1);
-            leaves.extend(column_leaves.into_iter().map(|leaf| (leaf, cost)));
+            leaves.extend(column_leaves);
         }
-        if self.columns.is_none() {
+        let inline = self.threads == 1;
+        let lanes = self.open_lanes()?;
+        let done = Arc::new(BatchDone::new(leaves.len()));
+        for (lane, leaf) in lanes.iter().zip(leaves) {
+            let work = Work {
+                leaf,
+                done: Arc::clone(&done),
+            };
+            lane.push(work, inline);
+        }
+        self.pending.push_back(Arc::clone(&done));
+        Ok(Some(done))
+    }
+
+    /// Before another batch goes in: waits for what must be waited for, and closes the row
+    /// group if the batches in it filled it.
+    fn settle_row_group(&mut self) -> Result<()> {
+        while self.pending.len() >= MAX_PENDING {
+            if self.wait_oldest()? {
+                return self.flush();
+            }
+        }
+        let risky = match self.last_memory {
+            None => true,
+            Some(memory) => memory + 2 * self.max_growth >= self.row_group_bytes,
+        };
+        if risky && !self.pending.is_empty() {
+            while !self.pending.is_empty() {
+                if self.wait_oldest()? {
+                    return self.flush();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest pending batch; true when the row group is full after it.
+    fn wait_oldest(&mut self) -> Result<bool> {
+        let done = self.pending.pop_front().expect("a pending batch");
+        let memory = done.wait();
+        self.check_failures()?;
+        if let Some(before) = self.last_memory {
+            self.max_growth = self.max_growth.max(memory.saturating_sub(before));
+        }
+        self.last_memory = Some(memory);
+        Ok(memory >= self.row_group_bytes)
+    }
+
+    fn open_lanes(&mut self) -> Result<&Vec<Arc<ColumnLane>>> {
+        if self.lanes.is_none() {
             let index = self.file.flushed_row_groups().len();
             let writers = self
                 .factory
                 .create_column_writers(index)
                 .map_err(|e| NativeError::parquet("opening a row group", e))?;
-            self.columns = Some(writers);
+            self.lanes = Some(writers.into_iter().map(ColumnLane::new).collect());
         }
-        let columns = self.columns.as_mut().expect("row group open");
-        let threads = if batch.num_rows() < PARALLEL_MIN_ROWS {
-            1
-        } else {
-            self.threads
-        };
-        let mut groups = balance(columns.iter_mut().zip(leaves.iter()), threads);
-        let encode = |group: Vec<(&mut ArrowColumnWriter, &(ArrowLeafColumn, usize))>| {
-            for (writer, (leaf, _)) in group {
-                writer
-                    .write(leaf)
-                    .map_err(|e| NativeError::parquet("encoding a column", e))?;
-            }
-            Ok::<(), NativeError>(())
-        };
-        let first = groups.remove(0);
-        thread::scope(|scope| {
-            let others: Vec<_> = groups
-                .into_iter()
-                .map(|group| scope.spawn(move || encode(group)))
-                .collect();
-            let mut outcome = encode(first);
-            for handle in others {
-                let joined = handle.join().unwrap_or_else(|_| {
-                    Err(NativeError::InvalidState(
-                        "a column encoder thread panicked".into(),
-                    ))
-                });
-                outcome = outcome.and(joined);
-            }
-            outcome
-        })
+        Ok(self.lanes.as_ref().expect("lanes opened above"))
     }
 
-    /// Bytes held for the open row group: encoded pages plus open page buffers.
-    pub fn memory_size(&self) -> usize {
-        self.columns
-            .as_ref()
-            .map_or(0, |c| c.iter().map(ArrowColumnWriter::memory_size).sum())
+    /// Reports a lane's failure once; afterwards every call fails.
+    fn check_failures(&mut self) -> Result<()> {
+        if self.failed {
+            return Err(NativeError::InvalidState(
+                "an earlier batch of this file failed to encode".into(),
+            ));
+        }
+        let failure = self
+            .lanes
+            .iter()
+            .flatten()
+            .find_map(|lane| lane.lock().failure.take());
+        match failure {
+            Some(e) => {
+                self.failed = true;
+                Err(e)
+            }
+            None => Ok(()),
+        }
     }
 
-    /// Bytes written plus the estimated encoded size of the open row group.
+    /// Waits until every batch handed in is encoded.
+    pub fn sync(&mut self) -> Result<()> {
+        self.wait_idle();
+        self.check_failures()
+    }
+
+    /// Waits until no lane holds a batch, reporting nothing (cleanup after a failure).
+    pub fn wait_idle(&mut self) {
+        while let Some(done) = self.pending.pop_front() {
+            done.wait();
+        }
+    }
+
+    /// Bytes written plus the estimated encoded size of the open row group, as of the batches
+    /// encoded so far (does not wait for the others).
     pub fn estimated_length(&self) -> usize {
         self.file.bytes_written()
-            + self.columns.as_ref().map_or(0, |c| {
-                c.iter()
-                    .map(ArrowColumnWriter::get_estimated_total_bytes)
-                    .sum()
-            })
+            + self
+                .lanes
+                .iter()
+                .flatten()
+                .map(|lane| lane.lock().estimated_bytes)
+                .sum::<usize>()
     }
 
     /// Closes the open row group (if any) and appends it to the file.
     pub fn flush(&mut self) -> Result<()> {
-        let Some(columns) = self.columns.take() else {
+        self.sync()?;
+        let Some(lanes) = self.lanes.take() else {
             return Ok(());
         };
+        self.last_memory = None;
+        self.max_growth = 0;
+        let columns = lanes
+            .iter()
+            .map(|lane| {
+                lane.lock().writer.take().ok_or_else(|| {
+                    NativeError::InvalidState("a column writer was lost to a failure".into())
+                })
+            })
+            .collect::<Result<Vec<ArrowColumnWriter>>>()?;
         let threads = self.threads.min(columns.len()).max(1);
         let mut indexed: Vec<(usize, ArrowColumnWriter)> =
             columns.into_iter().enumerate().collect();
@@ -214,38 +475,11 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
     }
 }
 
-/// Threads per batch unless told otherwise: `FRAZIL_ENCODER_THREADS` when set to a positive
-/// number, else one per core. The Java thread converting the next batch meanwhile competes for
-/// a core, yet measured on 2 cores all-core encoding still wins: bid rows 2,000,000, stock/Frazil
-/// wall 1.51x -> 1.79x with RowData input, 1.86x -> 2.56x with Arrow input (the caller blocks).
-fn default_threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        std::env::var("FRAZIL_ENCODER_THREADS")
-            .ok()
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
-    })
-}
-
-/// Splits (writer, leaf) pairs into `n` groups of similar cost (largest first, to the lightest
-/// group).
-fn balance<'a, 'b>(
-    pairs: impl Iterator<Item = (&'a mut ArrowColumnWriter, &'b (ArrowLeafColumn, usize))>,
-    n: usize,
-) -> Vec<Vec<(&'a mut ArrowColumnWriter, &'b (ArrowLeafColumn, usize))>> {
-    let mut pairs: Vec<_> = pairs.collect();
-    let n = n.clamp(1, pairs.len().max(1));
-    pairs.sort_by_key(|(_, (_, cost))| std::cmp::Reverse(*cost));
-    let mut groups: Vec<Vec<_>> = (0..n).map(|_| Vec::new()).collect();
-    let mut loads = vec![0usize; n];
-    for pair in pairs {
-        let lightest = (0..n).min_by_key(|&g| loads[g]).unwrap_or(0);
-        loads[lightest] += pair.1 .1;
-        groups[lightest].push(pair);
+impl<W: Write + Send> Drop for ColumnParallelEncoder<W> {
+    fn drop(&mut self) {
+        // Lanes always finish their queues; wait, so no batch outlives its writer.
+        self.wait_idle();
     }
-    groups
 }
 
 #[cfg(test)]
@@ -266,7 +500,7 @@ mod tests {
         )]))
     }
 
-    fn encode(threads: usize) -> Vec<u8> {
+    fn encode(threads: usize, row_group_bytes: usize) -> Vec<u8> {
         let schema = Arc::new(Schema::new(vec![
             field("a", DataType::Int64, "1"),
             field("b", DataType::Utf8, "2"),
@@ -278,30 +512,45 @@ mod tests {
             schema.clone(),
             &descriptor,
             WriterProperties::default(),
+            row_group_bytes,
         )
         .unwrap()
         .with_threads(threads);
-        for b in 0..4i64 {
+        let mut completions = Vec::new();
+        for b in 0..12i64 {
             let columns: Vec<ArrayRef> = vec![
                 Arc::new(Int64Array::from_iter_values(b * 5000..(b + 1) * 5000)),
                 Arc::new(StringArray::from_iter_values(
-                    (0..5000).map(|i| format!("v{}", i % 37)),
+                    (0..5000).map(|i| format!("v{}-{}", i % 37, (i * b) % 1009)),
                 )),
                 Arc::new(Int64Array::from_iter_values((0..5000).map(|i| i % 11))),
             ];
-            encoder
-                .write(&RecordBatch::try_new(schema.clone(), columns).unwrap())
-                .unwrap();
+            let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+            completions.extend(encoder.write(&batch).unwrap());
             if b == 1 {
                 encoder.flush().unwrap();
             }
         }
         encoder.finish().unwrap();
+        assert!(completions.iter().all(|done| done.is_done()));
         std::mem::take(encoder.inner_mut())
+    }
+
+    fn row_groups(bytes: Vec<u8>) -> usize {
+        parquet::file::reader::SerializedFileReader::new(bytes::Bytes::from(bytes))
+            .map(|r| parquet::file::reader::FileReader::metadata(&r).num_row_groups())
+            .unwrap()
     }
 
     #[test]
     fn threads_do_not_change_the_bytes() {
-        assert_eq!(encode(1), encode(3));
+        assert_eq!(encode(1, usize::MAX), encode(3, usize::MAX));
+        // Cut by size: the decision reads exact sizes, so the same row groups either way.
+        let small = 64 * 1024;
+        let inline = encode(1, small);
+        assert!(row_groups(inline.clone()) > 3);
+        for _ in 0..5 {
+            assert_eq!(inline, encode(2, small));
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! Variants name what was being done when the failure happened; the JNI layer maps each kind to a
 //! Java exception class in [`crate::jni::exception`], so the mapping lives in one place.
 
+use std::any::Any;
+
 use arrow::error::ArrowError;
 use parquet::errors::ParquetError;
 
@@ -52,6 +54,14 @@ impl NativeError {
         }
     }
 
+    /// A panic caught on an encoder thread while `context`, reported like any other failure.
+    pub(crate) fn panicked(context: &str, payload: &(dyn Any + Send)) -> Self {
+        NativeError::InvalidState(format!(
+            "native panic while {context}: {}",
+            panic_text(payload)
+        ))
+    }
+
     pub(crate) fn parquet(context: impl Into<String>, source: ParquetError) -> Self {
         NativeError::Parquet {
             context: context.into(),
@@ -64,4 +74,13 @@ impl From<jni::errors::Error> for NativeError {
     fn from(err: jni::errors::Error) -> Self {
         NativeError::InvalidState(format!("JNI call failed: {err}"))
     }
+}
+
+/// The message a panic carried (`panic!` with a literal or a formatted string).
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&'static str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_string())
 }

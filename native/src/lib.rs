@@ -14,8 +14,9 @@
 //! * [`schema`] — the Parquet schema Iceberg Java writes, from the Arrow schema.
 //! * [`options`] — `write.parquet.*` properties → arrow-rs `WriterProperties`.
 //! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
-//! * [`pipeline`] — encoding on a pool thread while the caller fills its next batch.
-//! * [`encoder`] — row groups encoded column by column on several threads.
+//! * [`pipeline`] — the caller's batches kept until encoded, while it fills the next ones.
+//! * [`encoder`] — row groups encoded column by column on the encoder threads.
+//! * [`pool`] — the process-wide encoder threads.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
 //! * [`ffi`] — Arrow C Data import.
@@ -30,6 +31,7 @@ pub mod ffi;
 pub mod jni;
 pub mod options;
 pub mod pipeline;
+pub mod pool;
 pub mod schema;
 pub mod stats;
 pub mod writer;

@@ -1,207 +1,191 @@
-//! Encoding off the caller's thread, one batch in flight per writer.
+//! Encoding behind the caller, with a bounded number of its batches in flight.
 //!
 //! ```text
-//!  JNI thread:  fill batch n (Java) ─ write(n) ─ fill batch n+1 ─ write(n+1) ─ ...
-//!                                      │  wait for n-1, drop n-1 (Java release, this thread)
-//!                                      └─► encoder pool: encode n ──────────►
+//!  JNI thread:  fill batch n (Java) ─ write(n, keep 2) ─ fill n+1 ─ write(n+1, keep 2) ─ ...
+//!                                      │  n-1 may still be encoding; n-2 is waited for and
+//!                                      │  dropped (released to Java) on this thread
+//!                                      └─► column lanes on the encoder threads (crate::encoder)
 //! ```
 //!
-//! While the encoder pool encodes batch *n*, the caller converts the next rows into its other
-//! Arrow batch, so Java's row conversion and Rust's encoding run on two cores at once. The
-//! caller's buffers are referenced by the in-flight batch, so the caller alternates between two
-//! batches and reuses one only after the next `write` returned (which released it).
+//! The caller converts its next rows while the encoder threads work on the batches it handed
+//! in, so it owns `keep + 1` batches and refills one only after the `write` that released it.
 //!
-//! Ownership rule: a pool thread never drops the last reference to Java memory. The job works on
-//! a clone of the batch and drops it before reporting completion; the original stays here and
-//! is dropped on the JNI thread once the job is known to be done. Pool threads never call JNI.
+//! Ownership rule: an encoder thread never drops the last reference to Java memory. Lanes drop
+//! their slices of a batch before reporting it done; the imported batch itself stays here and is
+//! dropped on the JNI thread once its completion is done. Encoder threads never call JNI.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::thread;
+use std::collections::VecDeque;
+use std::sync::Arc;
 
 use arrow::array::RecordBatch;
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
 
-use crate::error::{NativeError, Result};
+use crate::encoder::BatchDone;
+use crate::error::Result;
 use crate::stats::FileSummary;
 use crate::writer::NativeParquetWriter;
 
-type Job = Box<dyn FnOnce() + Send + 'static>;
-
-/// The process-wide encoder threads (one per core, started on first use).
-fn pool() -> &'static Sender<Job> {
-    static POOL: OnceLock<Sender<Job>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let (sender, receiver) = unbounded::<Job>();
-        let threads = thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .max(2);
-        for i in 0..threads {
-            let jobs = receiver.clone();
-            thread::Builder::new()
-                .name(format!("frazil-encoder-{i}"))
-                .spawn(move || {
-                    for job in jobs {
-                        job();
-                    }
-                })
-                .expect("spawning a Frazil encoder thread");
-        }
-        sender
-    })
-}
-
-/// A [`NativeParquetWriter`] whose batches are encoded on the encoder pool.
+/// A [`NativeParquetWriter`] that keeps the caller's batches until they are encoded.
 pub struct PipelinedWriter {
-    writer: Arc<Mutex<NativeParquetWriter>>,
-    in_flight: Option<(RecordBatch, Receiver<Result<()>>)>,
-    /// A failure of a batch encoded in the background, reported by the next call.
-    failure: Option<NativeError>,
-    /// The last estimate taken while no batch was in flight.
-    last_estimate: u64,
+    writer: NativeParquetWriter,
+    in_flight: VecDeque<(RecordBatch, Arc<BatchDone>)>,
 }
 
 impl PipelinedWriter {
     pub fn new(writer: NativeParquetWriter) -> Self {
         Self {
-            writer: Arc::new(Mutex::new(writer)),
-            in_flight: None,
-            failure: None,
-            last_estimate: 0,
+            writer,
+            in_flight: VecDeque::new(),
         }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, NativeParquetWriter> {
-        // A panic in a job is reported through its channel; the writer is not used afterwards.
-        self.writer.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The writer's Arrow schema.
     pub fn schema(&self) -> arrow::datatypes::SchemaRef {
-        Arc::clone(self.lock().schema())
+        Arc::clone(self.writer.schema())
     }
 
-    /// Hands `batch` to the encoder pool and returns the file's estimated length before it. With
-    /// `wait`, returns only once the batch is encoded and released (callers that reuse their
-    /// buffers right away).
-    pub fn write(&mut self, batch: RecordBatch, wait: bool) -> Result<u64> {
-        self.finish_in_flight()?;
-        let estimated = self.estimated_length();
-        let (done, result) = bounded(1);
-        let writer = Arc::clone(&self.writer);
-        let job_batch = batch.clone();
-        let job: Job = Box::new(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let mut writer = writer.lock().unwrap_or_else(|p| p.into_inner());
-                writer.write(&job_batch)
-            }));
-            // Drop this clone before reporting: the JNI thread must hold the last reference.
-            drop(job_batch);
-            let outcome = outcome.unwrap_or_else(|payload| {
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic payload".into());
-                Err(NativeError::InvalidState(format!(
-                    "native panic while encoding a batch: {message}"
-                )))
-            });
-            let _ = done.send(outcome);
-        });
-        self.in_flight = Some((batch, result));
-        if pool().send(job).is_err() {
-            return Err(NativeError::InvalidState("the encoder pool is gone".into()));
+    /// Hands `batch` to the encoder and returns the file's estimated length before it. Returns
+    /// once at most `keep` of the caller's batches (this one included) are still referenced;
+    /// with `keep == 0`, once this one is encoded and released, and the estimate includes it.
+    pub fn write(&mut self, batch: RecordBatch, keep: usize) -> Result<u64> {
+        let estimated = self.writer.estimated_length();
+        let outcome = self.writer.write_pipelined(&batch);
+        match &outcome {
+            Ok(Some(done)) => self.in_flight.push_back((batch, Arc::clone(done))),
+            // Not referenced (copied or empty): release it now.
+            Ok(None) => drop(batch),
+            // Lanes may still hold slices of it: release it only once they are idle.
+            Err(_) => {
+                self.writer.wait_idle();
+                drop(batch);
+            }
         }
-        if wait {
-            self.finish_in_flight()?;
-            return Ok(self.estimated_length());
+        self.release_beyond(keep);
+        outcome?;
+        if keep == 0 {
+            return Ok(self.writer.estimated_length());
         }
         Ok(estimated)
     }
 
-    /// Waits for the batch in flight, releases it here, and reports any background failure.
-    fn finish_in_flight(&mut self) -> Result<()> {
-        if let Some((batch, result)) = self.in_flight.take() {
-            let outcome = result.recv().unwrap_or_else(|_| {
-                Err(NativeError::InvalidState(
-                    "an encoder thread stopped before finishing a batch".into(),
-                ))
-            });
+    /// Waits for the oldest batches until at most `keep` are in flight, releasing them here.
+    fn release_beyond(&mut self, keep: usize) {
+        while self.in_flight.len() > keep {
+            let (batch, done) = self.in_flight.pop_front().expect("in flight");
+            done.wait();
             drop(batch);
-            if let Err(e) = outcome {
-                self.failure = Some(e);
-            }
-        }
-        match self.failure.take() {
-            Some(e) => Err(e),
-            None => Ok(()),
         }
     }
 
-    /// True when a batch is still being encoded (non-blocking; collects a finished one).
-    fn busy(&mut self) -> bool {
-        let finished = match &self.in_flight {
-            None => return false,
-            Some((_, result)) => match result.try_recv() {
-                Ok(outcome) => Some(outcome),
-                Err(TryRecvError::Empty) => return true,
-                Err(TryRecvError::Disconnected) => Some(Err(NativeError::InvalidState(
-                    "an encoder thread stopped before finishing a batch".into(),
-                ))),
-            },
-        };
-        if let Some(outcome) = finished {
-            self.in_flight = None;
-            if let Err(e) = outcome {
-                self.failure = Some(e);
-            }
-        }
-        false
-    }
-
-    /// Estimated file length, without waiting for a batch in flight (then it is the estimate
-    /// from before that batch).
+    /// Estimated file length as of the batches encoded so far (does not wait).
     pub fn estimated_length(&mut self) -> u64 {
-        if !self.busy() {
-            let estimate = self.lock().estimated_length();
-            self.last_estimate = estimate;
-        }
-        self.last_estimate
+        self.writer.estimated_length()
     }
 
-    /// Copies encoded bytes to `sink` (up to `max`), without waiting for a batch in flight.
+    /// Copies encoded bytes to `sink` (up to `max`). Encoded bytes reach the output only when a
+    /// row group closes, on this thread, so nothing needs to be waited for.
     pub fn drain_with(
         &mut self,
         max: usize,
         sink: impl FnOnce(&[u8]) -> Result<()>,
     ) -> Result<usize> {
-        if self.busy() {
-            return Ok(0);
-        }
-        if let Some(e) = self.failure.take() {
-            return Err(e);
-        }
-        let mut writer = self.lock();
-        let chunk = writer.peek_output(max);
+        let chunk = self.writer.peek_output(max);
         let n = chunk.len();
         if n > 0 {
             sink(chunk)?;
-            writer.consume_output(n);
+            self.writer.consume_output(n);
         }
         Ok(n)
     }
 
-    /// Waits for the last batch, then finishes the file.
+    /// Waits for every batch, then finishes the file.
     pub fn close(&mut self) -> Result<FileSummary> {
-        self.finish_in_flight()?;
-        Ok(self.lock().close()?.clone())
+        let summary = self.writer.close().cloned();
+        self.release_beyond(0);
+        summary
     }
 }
 
 impl Drop for PipelinedWriter {
     fn drop(&mut self) {
-        // Never leave a job holding Java memory behind: wait for it, release here.
-        let _ = self.finish_in_flight();
+        // Never leave a lane holding Java memory behind: wait for it, release here.
+        self.release_beyond(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::ptr::NonNull;
+    use std::sync::Mutex;
+    use std::thread::{self, ThreadId};
+
+    use arrow::array::{ArrayRef, Int64Array, StringArray};
+    use arrow::buffer::{Buffer, ScalarBuffer};
+    use arrow::datatypes::{DataType, Field, Schema};
+
+    use super::*;
+    use crate::options::WriterOptions;
+    use crate::schema::FIELD_ID_KEY;
+
+    /// Memory standing in for Java's: records the thread that frees it.
+    struct Tracked {
+        values: Vec<i64>,
+        frees: Arc<Mutex<Vec<ThreadId>>>,
+    }
+
+    impl Drop for Tracked {
+        fn drop(&mut self) {
+            self.frees.lock().unwrap().push(thread::current().id());
+        }
+    }
+
+    fn tracked_column(values: Vec<i64>, frees: &Arc<Mutex<Vec<ThreadId>>>) -> ArrayRef {
+        let owner = Arc::new(Tracked {
+            values,
+            frees: Arc::clone(frees),
+        });
+        let len = owner.values.len() * std::mem::size_of::<i64>();
+        let ptr = NonNull::new(owner.values.as_ptr() as *mut u8).unwrap();
+        // SAFETY: `owner` keeps the vector alive and unmodified as long as the buffer exists.
+        let buffer = unsafe { Buffer::from_custom_allocation(ptr, len, owner) };
+        let count = len / std::mem::size_of::<i64>();
+        Arc::new(Int64Array::new(ScalarBuffer::new(buffer, 0, count), None))
+    }
+
+    fn field(name: &str, data_type: DataType, id: i32) -> Field {
+        Field::new(name, data_type, false)
+            .with_metadata(HashMap::from([(FIELD_ID_KEY.to_string(), id.to_string())]))
+    }
+
+    #[test]
+    fn the_callers_thread_frees_every_batch() {
+        let schema = Arc::new(Schema::new(vec![
+            field("id", DataType::Int64, 1),
+            field("note", DataType::Utf8, 2),
+        ]));
+        let frees = Arc::new(Mutex::new(Vec::new()));
+        // Small row groups, so some close while batches are in flight.
+        let options = WriterOptions::from_properties(HashMap::from([(
+            "write.parquet.row-group-size-bytes".to_string(),
+            "300000".to_string(),
+        )]));
+        let writer = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        let mut pipelined = PipelinedWriter::new(writer);
+        let batches = 60;
+        for b in 0..batches {
+            let ids: Vec<i64> = (b * 5000..(b + 1) * 5000).collect();
+            let notes = StringArray::from_iter_values(ids.iter().map(|i| format!("note {i}")));
+            let columns = vec![tracked_column(ids, &frees), Arc::new(notes) as ArrayRef];
+            let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
+            pipelined.write(batch, 2).unwrap();
+            assert!(pipelined.in_flight.len() <= 2);
+        }
+        let summary = pipelined.close().unwrap();
+        assert_eq!(summary.record_count, batches * 5000);
+        assert!(summary.split_offsets.len() > 3);
+        drop(pipelined);
+        let frees = frees.lock().unwrap();
+        assert_eq!(frees.len(), batches as usize);
+        assert!(frees.iter().all(|id| *id == thread::current().id()));
     }
 }

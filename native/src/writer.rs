@@ -41,7 +41,7 @@ use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
 use parquet::schema::types::SchemaDescriptor;
 
 use crate::dictionary;
-use crate::encoder::ColumnParallelEncoder;
+use crate::encoder::{BatchDone, ColumnParallelEncoder};
 use crate::error::{NativeError, Result};
 use crate::options::WriterOptions;
 use crate::schema::parquet_schema;
@@ -193,6 +193,7 @@ impl NativeParquetWriter {
                 Arc::clone(&self.schema),
                 &self.descriptor,
                 properties,
+                self.row_group_bytes,
             )?;
             self.writer = Some(writer);
         }
@@ -204,9 +205,19 @@ impl NativeParquetWriter {
         &self.schema
     }
 
-    /// Encodes `batch`. Nothing of it is referenced after this returns, so the caller may
-    /// reuse or release its buffers.
+    /// Encodes `batch`; nothing of it is referenced after this returns, so the caller may reuse
+    /// or release its buffers.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if let Some(done) = self.write_pipelined(batch)? {
+            done.wait();
+        }
+        Ok(())
+    }
+
+    /// Hands `batch` to the encoder and returns while it may still be encoding: its buffers stay
+    /// referenced until the returned completion is done (`None`: nothing of it is referenced).
+    /// A failure while encoding it is reported by a later call.
+    pub fn write_pipelined(&mut self, batch: &RecordBatch) -> Result<Option<Arc<BatchDone>>> {
         self.ensure_open("write")?;
         if batch.schema().fields() != self.schema.fields() {
             return Err(NativeError::InvalidArgument(format!(
@@ -221,8 +232,8 @@ impl NativeParquetWriter {
         if let Some(floats) = self.floats.as_mut() {
             floats.observe(batch.columns());
         }
-        if self.writer.is_some() {
-            return self.encode(batch);
+        if let Some(writer) = self.writer.as_mut() {
+            return writer.write(batch);
         }
         // Until a page's worth of rows is in, keep copies (the caller's buffers are released
         // when this returns), then choose the dictionary columns from all of them.
@@ -231,19 +242,14 @@ impl NativeParquetWriter {
         if self.first_row_count >= self.decision_rows {
             self.flush_first_rows()?;
         }
-        Ok(())
+        Ok(None)
     }
 
-    fn encode(&mut self, batch: &RecordBatch) -> Result<()> {
-        let writer = self.writer.as_mut().expect("writer exists");
-        writer.write(batch)?;
-        // Cut the row group the way parquet-java does: by the bytes it holds (encoded pages
-        // plus the open pages), not by arrow-rs's compressed-size estimate, which lags far
-        // behind until pages close.
-        if writer.memory_size() >= self.row_group_bytes {
-            writer.flush()?;
+    /// Waits until the encoder holds no batch (after a failed call, before releasing the batch).
+    pub fn wait_idle(&mut self) {
+        if let Some(writer) = self.writer.as_mut() {
+            writer.wait_idle();
         }
-        Ok(())
     }
 
     /// Creates the writer from the first rows and encodes them, batch by batch so row groups
@@ -260,8 +266,10 @@ impl NativeParquetWriter {
         };
         self.writer(sample.as_ref().or(batches.first()))?;
         drop(sample);
+        let writer = self.writer.as_mut().expect("writer created above");
         for batch in &batches {
-            self.encode(batch)?;
+            // Copies owned here: the encoder's references keep them alive as long as needed.
+            writer.write(batch)?;
         }
         Ok(())
     }

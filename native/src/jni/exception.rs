@@ -74,11 +74,7 @@ fn throw(env: &mut Env<'_>, class: &str, message: String) {
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&'static str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".to_string());
+    let text = crate::error::panic_text(payload);
     let location = PANIC_LOCATION
         .try_with(|slot| slot.borrow_mut().take())
         .ok()

@@ -3,8 +3,8 @@
 //! ```text
 //!  Java (task thread)                         Rust
 //!  open(schemaAddr, json, props) ──────────►  import schema (moved) → NativeParquetWriter → handle
-//!  write(handle, arrayAddr, await) ────────►  import batch (moved) → encoder pool; the batch before
-//!                                             is awaited and dropped (released) on this thread
+//!  write(handle, arrayAddr, keep) ─────────►  import batch (moved) → column lanes; batches beyond
+//!                                             the last `keep` are awaited and released here
 //!  drain(handle, byte[]) ──────────────────►  copy ready encoded bytes into the Java array
 //!  close(handle) ──────────────────────────►  footer → summary bytes (footer then drained)
 //!  free(handle) ───────────────────────────►  drop the writer (exactly once)
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use jni::objects::{JByteArray, JClass, JString};
-use jni::sys::{jboolean, jint, jlong};
+use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
 
 use crate::error::{NativeError, Result};
@@ -68,10 +68,10 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeParquetWriter_open<'local
     .resolve::<ThrowJava>()
 }
 
-/// `static native long write(long handle, long arrayAddr, boolean await)`: hands one batch to
-/// the encoder pool and returns the file's estimated length before it. Without `await` the
-/// batch's buffers stay in use until the next call on this handle (which releases them on the
-/// calling thread); with it, they are released before this returns.
+/// `static native long write(long handle, long arrayAddr, int keep)`: hands one batch to the
+/// encoder and returns the file's estimated length before it. Returns once at most `keep` of
+/// the caller's batches (this one included) are still in use; the others were released on the
+/// calling thread. With `keep == 0` this one is encoded and released before this returns.
 ///
 /// # Safety
 /// `array_addr` must be the address of an exported `ArrowArray` of the writer's schema; it is
@@ -82,14 +82,14 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeParquetWriter_write<'loca
     _class: JClass<'local>,
     handle: jlong,
     array_addr: jlong,
-    await_encoded: jboolean,
+    keep: jint,
 ) -> jlong {
     env.with_env(|_env| -> Result<_> {
         let result = handle::with_writer(handle, |writer| {
             // SAFETY: the caller passes an exported ArrowArray it no longer owns.
             let schema = writer.schema();
             let batch = unsafe { import_batch(array_addr as *mut FFI_ArrowArray, &schema) }?;
-            Ok(writer.write(batch, await_encoded)? as jlong)
+            Ok(writer.write(batch, keep.max(0) as usize)? as jlong)
         });
         if result.is_err() && array_addr != 0 {
             // The handle may have been rejected before the batch was imported: release it now.

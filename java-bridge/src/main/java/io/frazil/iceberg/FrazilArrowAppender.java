@@ -66,7 +66,7 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
         this.fileWriter =
             new NativeFileWriter(file, schema, properties, overwrite, exportAllocator);
       }
-      fileWriter.write(root, allocator, true, 0L);
+      fileWriter.write(root, allocator, 0, 0L);
       rowCount += root.getRowCount();
     } catch (RuntimeException e) {
       this.failure = e;

@@ -45,10 +45,18 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
   private final boolean overwrite;
   private final int batchRows;
 
+  /**
+   * Batches native code may still be encoding while rows are copied into the next one: the slowest
+   * column may lag the others by a batch (see native/src/encoder.rs), so the appender owns one more
+   * batch than that.
+   */
+  static final int BATCHES_IN_FLIGHT = 2;
+
   private BufferAllocator allocator;
-  // Two batches: native code encodes one while rows are copied into the other.
+  // A ring of BATCHES_IN_FLIGHT + 1 batches, created as first needed; `batch` is being filled.
+  private RowDataArrowWriter[] batches;
+  private int current = 0;
   private RowDataArrowWriter batch;
-  private RowDataArrowWriter otherBatch;
   private NativeFileWriter fileWriter;
   private long rowCount = 0L;
   private boolean closed = false;
@@ -155,8 +163,8 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
   private void open() {
     this.allocator = ArrowMemory.newWriterAllocator("frazil:" + file.location());
     try {
-      this.batch = new RowDataArrowWriter(schema, flinkType, allocator);
-      this.otherBatch = new RowDataArrowWriter(schema, flinkType, allocator);
+      this.batches = new RowDataArrowWriter[BATCHES_IN_FLIGHT + 1];
+      this.batch = batches[0] = new RowDataArrowWriter(schema, flinkType, allocator);
       this.fileWriter = new NativeFileWriter(file, schema, properties, overwrite, allocator);
     } catch (RuntimeException e) {
       release();
@@ -166,11 +174,13 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
 
   private void flushBatch() {
     batch.finishBatch();
-    fileWriter.write(batch.root(), allocator, false, batch.bufferedBytes());
-    // Native code now holds this batch and has released the other one: fill that one next.
-    RowDataArrowWriter inFlight = batch;
-    this.batch = otherBatch;
-    this.otherBatch = inFlight;
+    fileWriter.write(batch.root(), allocator, BATCHES_IN_FLIGHT, batch.bufferedBytes());
+    // Native code has released every batch but the last BATCHES_IN_FLIGHT: refill the oldest.
+    this.current = (current + 1) % batches.length;
+    if (batches[current] == null) {
+      batches[current] = new RowDataArrowWriter(schema, flinkType, allocator);
+    }
+    this.batch = batches[current];
     batch.reset();
   }
 
@@ -181,11 +191,12 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       }
     } finally {
       try {
-        if (batch != null) {
-          batch.close();
-        }
-        if (otherBatch != null) {
-          otherBatch.close();
+        if (batches != null) {
+          for (RowDataArrowWriter ring : batches) {
+            if (ring != null) {
+              ring.close();
+            }
+          }
         }
       } finally {
         if (allocator != null) {

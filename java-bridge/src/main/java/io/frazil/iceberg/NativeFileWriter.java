@@ -69,11 +69,11 @@ final class NativeFileWriter implements AutoCloseable {
   }
 
   /**
-   * Encodes the batch in {@code root}. With {@code await} the caller may reuse the vectors as soon
-   * as this returns; without it they stay in use by native code until the next call to this writer
-   * returns, so the caller alternates between two batches.
+   * Encodes the batch in {@code root}. Native code may still use this batch and the {@code keep -
+   * 1} written before it when this returns; older ones are free to refill. With {@code keep == 0}
+   * the caller may reuse the vectors as soon as this returns.
    */
-  void write(VectorSchemaRoot root, BufferAllocator allocator, boolean await, long rootBytes) {
+  void write(VectorSchemaRoot root, BufferAllocator allocator, int keep, long rootBytes) {
     if (root.getRowCount() == 0) {
       return;
     }
@@ -90,9 +90,9 @@ final class NativeFileWriter implements AutoCloseable {
     }
     try {
       Data.exportVectorSchemaRoot(allocator, root, null, exportedBatch);
-      this.estimatedLength = nativeWriter.writeBatch(exportedBatch.memoryAddress(), await);
-      // The estimate covers the batches before this one; count this one's raw size meanwhile.
-      this.inFlightBytes = await ? 0L : rootBytes;
+      this.estimatedLength = nativeWriter.writeBatch(exportedBatch.memoryAddress(), keep);
+      // The estimate may miss the batches still encoding; count their raw size meanwhile.
+      this.inFlightBytes = keep * rootBytes;
     } finally {
       releaseIfNotTaken(exportedBatch);
     }

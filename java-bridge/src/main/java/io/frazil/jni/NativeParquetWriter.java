@@ -44,15 +44,19 @@ public final class NativeParquetWriter implements AutoCloseable {
   }
 
   /**
-   * Hands one exported batch ({@code ArrowArray} address, consumed) to the native encoder pool and
+   * Hands one exported batch ({@code ArrowArray} address, consumed) to the native encoder and
    * returns the file's estimated length before it.
    *
-   * @param await when false the batch's buffers stay in use by native code until the next call on
-   *     this writer returns (which releases them on the calling thread), so the caller must fill
-   *     another batch meanwhile; when true they are released before this returns
+   * @param keep how many of the caller's batches, this one included, native code may still use when
+   *     this returns; older ones were released on the calling thread. A caller passing {@code k >
+   *     0} owns {@code k + 1} batches and refills the oldest. With 0 this batch is encoded and
+   *     released before this returns.
    */
-  public long writeBatch(long arrayAddress, boolean await) {
-    return write(ensureOpen("write a batch"), arrayAddress, await);
+  public long writeBatch(long arrayAddress, int keep) {
+    if (keep < 0) {
+      throw new IllegalArgumentException("Invalid batches to keep: " + keep);
+    }
+    return write(ensureOpen("write a batch"), arrayAddress, keep);
   }
 
   /** Written bytes plus the estimated encoded size of the open row group. */
@@ -129,10 +133,9 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   /**
    * Consumes the array struct at {@code arrayAddr} and queues it for encoding; returns the
-   * estimated file length before it. Without {@code await} its buffers are released by the next
-   * call on the handle.
+   * estimated file length before it, once at most {@code keep} batches are still in use.
    */
-  static native long write(long handle, long arrayAddr, boolean await);
+  static native long write(long handle, long arrayAddr, int keep);
 
   static native long estimatedLength(long handle);
 

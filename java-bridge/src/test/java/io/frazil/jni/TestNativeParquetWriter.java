@@ -52,7 +52,7 @@ public class TestNativeParquetWriter {
   private long write(NativeParquetWriter writer, VectorSchemaRoot root) {
     try (ArrowArray array = ArrowArray.allocateNew(allocator)) {
       Data.exportVectorSchemaRoot(allocator, root, null, array);
-      return writer.writeBatch(array.memoryAddress(), true);
+      return writer.writeBatch(array.memoryAddress(), 0);
     }
   }
 
@@ -131,7 +131,7 @@ public class TestNativeParquetWriter {
     writer.close();
     writer.close(); // a second close is a no-op
     assertThat(writer.isOpen()).isFalse();
-    assertThatThrownBy(() -> writer.writeBatch(0, true))
+    assertThatThrownBy(() -> writer.writeBatch(0, 0))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
     assertThatThrownBy(writer::finish).isInstanceOf(IllegalStateException.class);

@@ -1,0 +1,81 @@
+//! The process-wide encoder threads.
+//!
+//! One thread per core, started on first use and shared by every open writer, so a TaskManager
+//! with many open files still runs a bounded number of encoder threads. Jobs never block on
+//! each other (see [`crate::encoder`]); callers wait for their own work through
+//! [`crate::encoder::BatchDone`]. Pool threads never call into the JVM.
+
+use std::sync::OnceLock;
+use std::thread;
+
+use crossbeam_channel::{unbounded, Sender};
+
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// Runs `job` on an encoder thread. A job must catch its own panics (a panicking job ends its
+/// thread); the pool starts at least two threads so one stuck job cannot stall everything.
+pub fn spawn(job: impl FnOnce() + Send + 'static) {
+    if pool().send(Box::new(job)).is_err() {
+        // Receivers live as long as the threads, which never exit: unreachable in practice.
+        panic!("the Frazil encoder pool is gone");
+    }
+}
+
+fn pool() -> &'static Sender<Job> {
+    static POOL: OnceLock<Sender<Job>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let (sender, receiver) = unbounded::<Job>();
+        for i in 0..pool_threads() {
+            let jobs = receiver.clone();
+            thread::Builder::new()
+                .name(format!("frazil-encoder-{i}"))
+                .spawn(move || {
+                    for job in jobs {
+                        job();
+                    }
+                })
+                .expect("spawning a Frazil encoder thread");
+        }
+        sender
+    })
+}
+
+/// Encoder threads: `FRAZIL_ENCODER_THREADS` when set to a positive number, else one per core,
+/// at least two.
+pub fn threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::env::var("FRAZIL_ENCODER_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| thread::available_parallelism().map_or(2, |n| n.get()))
+    })
+}
+
+fn pool_threads() -> usize {
+    threads().max(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    #[test]
+    fn jobs_run_on_named_encoder_threads() {
+        let (tx, rx) = mpsc::channel();
+        for _ in 0..pool_threads() * 2 {
+            let tx = tx.clone();
+            spawn(move || {
+                let name = thread::current().name().map(str::to_string);
+                tx.send(name).unwrap();
+            });
+        }
+        for _ in 0..pool_threads() * 2 {
+            let name = rx.recv().unwrap().unwrap();
+            assert!(name.starts_with("frazil-encoder-"), "{name}");
+        }
+    }
+}
