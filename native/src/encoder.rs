@@ -36,7 +36,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 
-use arrow::array::RecordBatch;
+use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
@@ -275,17 +275,24 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             return Ok(None);
         }
         self.settle_row_group()?;
-        let mut leaves: Vec<ArrowLeafColumn> = Vec::new();
+        // (leaf, cost): the column's bytes shared by its leaves, to start the biggest first.
+        let mut leaves: Vec<(ArrowLeafColumn, usize)> = Vec::new();
         for (field, array) in self.schema.fields().iter().zip(batch.columns()) {
             let column_leaves = compute_leaves(field, array).map_err(|e| {
                 NativeError::parquet(format!("splitting column '{}'", field.name()), e)
             })?;
-            leaves.extend(column_leaves);
+            let cost = array.get_array_memory_size() / column_leaves.len().max(1);
+            leaves.extend(column_leaves.into_iter().map(|leaf| (leaf, cost)));
         }
         let inline = self.threads == 1;
         let lanes = self.open_lanes()?;
         let done = Arc::new(BatchDone::new(leaves.len()));
-        for (lane, leaf) in lanes.iter().zip(leaves) {
+        let mut order: Vec<(&Arc<ColumnLane>, (ArrowLeafColumn, usize))> =
+            lanes.iter().zip(leaves).collect();
+        // Lanes start in the pool's queue order: the most expensive column first keeps it off
+        // the critical path's tail (order between lanes never changes the bytes).
+        order.sort_by_key(|(_, (_, cost))| std::cmp::Reverse(*cost));
+        for (lane, (leaf, _)) in order {
             let work = Work {
                 leaf,
                 done: Arc::clone(&done),
