@@ -120,6 +120,9 @@ struct Work {
 /// One leaf column of the open row group and its queue of work.
 struct ColumnLane {
     state: Mutex<LaneState>,
+    /// Tests: panic while encoding the next piece of work.
+    #[cfg(test)]
+    panic_next: std::sync::atomic::AtomicBool,
 }
 
 struct LaneState {
@@ -143,6 +146,8 @@ impl ColumnLane {
                 failure: None,
                 estimated_bytes: 0,
             }),
+            #[cfg(test)]
+            panic_next: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -183,8 +188,20 @@ impl ColumnLane {
                 };
                 (work, writer)
             };
+            // Everything a panic could come from stays inside `catch_unwind`: a lane that stopped
+            // without finishing its part would leave the caller waiting forever.
             let encoded = writer.map(|mut writer| {
-                let outcome = catch_unwind(AssertUnwindSafe(|| writer.write(&leaf)));
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    #[cfg(test)]
+                    if self
+                        .panic_next
+                        .swap(false, std::sync::atomic::Ordering::SeqCst)
+                    {
+                        panic!("injected encoder panic");
+                    }
+                    writer.write(&leaf)?;
+                    Ok((writer.memory_size(), writer.get_estimated_total_bytes()))
+                }));
                 (writer, outcome)
             });
             drop(leaf);
@@ -192,9 +209,9 @@ impl ColumnLane {
             let mut memory_after = 0;
             match encoded {
                 None => {}
-                Some((writer, Ok(Ok(())))) => {
-                    memory_after = writer.memory_size();
-                    state.estimated_bytes = writer.get_estimated_total_bytes();
+                Some((writer, Ok(Ok((memory, estimate))))) => {
+                    memory_after = memory;
+                    state.estimated_bytes = estimate;
                     state.writer = Some(writer);
                 }
                 Some((writer, Ok(Err(e)))) => {
@@ -547,6 +564,41 @@ mod tests {
         parquet::file::reader::SerializedFileReader::new(bytes::Bytes::from(bytes))
             .map(|r| parquet::file::reader::FileReader::metadata(&r).num_row_groups())
             .unwrap()
+    }
+
+    #[test]
+    fn a_panic_on_an_encoder_thread_is_reported_not_hung() {
+        let schema = Arc::new(Schema::new(vec![field("a", DataType::Int64, "1")]));
+        let descriptor = parquet_schema(&schema).unwrap();
+        let mut encoder = ColumnParallelEncoder::try_new(
+            Vec::new(),
+            schema.clone(),
+            &descriptor,
+            WriterProperties::default(),
+            usize::MAX,
+        )
+        .unwrap()
+        .with_threads(2);
+        let batch = |b: i64| {
+            let column: ArrayRef = Arc::new(Int64Array::from_iter_values(b * 10..(b + 1) * 10));
+            RecordBatch::try_new(schema.clone(), vec![column]).unwrap()
+        };
+        encoder.write(&batch(0)).unwrap();
+        encoder.sync().unwrap();
+        encoder.lanes.as_ref().unwrap()[0]
+            .panic_next
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let done = encoder.write(&batch(1)).unwrap().unwrap();
+        done.wait();
+        let error = encoder.sync().unwrap_err().to_string();
+        assert!(
+            error.contains("native panic while encoding a column: injected encoder panic"),
+            "{error}"
+        );
+        // The file cannot be finished any more, and says so.
+        let later = encoder.write(&batch(2)).unwrap_err().to_string();
+        assert!(later.contains("earlier batch"), "{later}");
+        assert!(encoder.finish().is_err());
     }
 
     #[test]
