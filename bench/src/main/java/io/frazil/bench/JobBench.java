@@ -89,6 +89,10 @@ public final class JobBench {
     long delegatedFiles;
     int routingRewrites;
     long validateMs;
+
+    /** CPU of Frazil's native encoder threads during the job (0 for stock, -1 unknown). */
+    long encoderCpuNs;
+
     double loadBefore;
     double loadAfter;
     JobCheck check;
@@ -281,6 +285,7 @@ public final class JobBench {
     System.gc();
     trial.loadBefore = os.getSystemLoadAverage();
     JobHeap.Reading heap0 = heap.read();
+    long encoder0 = EncoderCpu.nanos();
     long cpu0 = os.getProcessCpuTime();
     long wall0 = System.nanoTime();
     Throwable jobFailure = null;
@@ -291,6 +296,8 @@ public final class JobBench {
     }
     long wall1 = System.nanoTime();
     long cpu1 = os.getProcessCpuTime();
+    long encoder1 = EncoderCpu.nanos();
+    trial.encoderCpuNs = encoder0 < 0 || encoder1 < 0 ? -1 : encoder1 - encoder0;
     JobHeap.Reading heap1 = heap.read();
     trial.loadAfter = os.getSystemLoadAverage();
     trial.nativeFiles = FrazilFlink.nativeDataFiles() - native0;
@@ -461,6 +468,7 @@ public final class JobBench {
     json.append(",\"native_data_files\":").append(trial.nativeFiles);
     json.append(",\"delegated_data_files\":").append(trial.delegatedFiles);
     json.append(",\"validate_ms\":").append(trial.validateMs);
+    json.append(",\"encoder_cpu_ns\":").append(trial.encoderCpuNs);
     json.append(",\"loadavg_1m_before\":").append(Report.fmt("%.2f", trial.loadBefore));
     json.append(",\"loadavg_1m_after\":").append(Report.fmt("%.2f", trial.loadAfter));
     return json.append('}').toString();
@@ -614,7 +622,10 @@ public final class JobBench {
             + " is the per-thread counter summed over threads alive at the end, which misses"
             + " Flink's finished task threads and is only a floor); *data MB / files* = the live"
             + " data files of the final snapshot; *deletes* = live delete files eq / pos / DV;"
-            + " *commits* = snapshots the sink committed; *M rows/s* from the median wall time.\n");
+            + " *commits* = snapshots the sink committed; *M rows/s* from the median wall time;"
+            + " *native encoder CPU* = CPU of the `frazil-encoder-N` threads during the job"
+            + " (`/proc/self/task`, 10 ms ticks; part of process CPU): the Frazil writer's encoding,"
+            + " apart from its row-to-Arrow copy on the task threads.\n");
     Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
 
     if (!cells.isEmpty()) {
@@ -653,9 +664,9 @@ public final class JobBench {
     md.append(
         "| cell | arm | n | wall s, median [min–max] | process CPU s, median [min–max]"
             + " | CPU s / M rows | alloc GB | data MB | data files | deletes eq/pos/DV"
-            + " | commits | M rows/s | wall stock/Frazil | CPU stock/Frazil"
-            + " | alloc Frazil/stock |\n");
-    md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+            + " | commits | M rows/s | native encoder CPU s | wall stock/Frazil"
+            + " | CPU stock/Frazil | alloc Frazil/stock |\n");
+    md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (Report.Cell cell : cells) {
       row(md, cell, cell.stock, null);
       row(md, cell, cell.frazil, cell);
@@ -691,6 +702,8 @@ public final class JobBench {
         .append(Report.fmt("%.0f", dv.median));
     md.append(" | ").append(Report.fmt("%.0f", commits.median));
     md.append(" | ").append(Report.fmt("%.2f", cell.rows / wall.median / 1e6));
+    Report.Stat encoder = Report.stat(its, i -> trials.get(i.seq).encoderCpuNs / 1e9);
+    md.append(" | ").append(encoder.min < 0 ? "n/a" : range(encoder, "%.2f"));
     if (ratios == null) {
       md.append(" | | | |\n");
     } else {
