@@ -1,8 +1,11 @@
 //! Encoding throughput on a Nexmark-like `bid` stream: Frazil's `NativeParquetWriter` (Iceberg
 //! schema, footer summary, output drained like the JNI layer does) against a bare arrow-rs
-//! `ArrowWriter` with the same `WriterProperties` writing into memory.
+//! `ArrowWriter` with the same `WriterProperties` writing into memory. Two more Frazil variants:
+//! the writer with no compression (what remains without Zstd 3) and the pipelined writer with two
+//! batches in flight, as the JNI layer drives it for RowData input.
 //!
-//! `cargo bench -p frazil-native --bench encode`
+//! `cargo bench -p frazil-native --bench encode` (all cores), and with `FRAZIL_ENCODER_THREADS=1`
+//! for the per-core comparison.
 
 use std::collections::HashMap;
 use std::hint::black_box;

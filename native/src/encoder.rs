@@ -524,22 +524,30 @@ mod tests {
         )]))
     }
 
+    fn encoder(
+        schema: &SchemaRef,
+        row_group_bytes: usize,
+        threads: usize,
+    ) -> ColumnParallelEncoder<Vec<u8>> {
+        let descriptor = parquet_schema(schema).unwrap();
+        ColumnParallelEncoder::try_new(
+            Vec::new(),
+            Arc::clone(schema),
+            &descriptor,
+            WriterProperties::default(),
+            row_group_bytes,
+        )
+        .unwrap()
+        .with_threads(threads)
+    }
+
     fn encode(threads: usize, row_group_bytes: usize) -> Vec<u8> {
         let schema = Arc::new(Schema::new(vec![
             field("a", DataType::Int64, "1"),
             field("b", DataType::Utf8, "2"),
             field("c", DataType::Int64, "3"),
         ]));
-        let descriptor = parquet_schema(&schema).unwrap();
-        let mut encoder = ColumnParallelEncoder::try_new(
-            Vec::new(),
-            schema.clone(),
-            &descriptor,
-            WriterProperties::default(),
-            row_group_bytes,
-        )
-        .unwrap()
-        .with_threads(threads);
+        let mut encoder = encoder(&schema, row_group_bytes, threads);
         let mut completions = Vec::new();
         for b in 0..12i64 {
             let columns: Vec<ArrayRef> = vec![
@@ -569,16 +577,7 @@ mod tests {
     #[test]
     fn a_panic_on_an_encoder_thread_is_reported_not_hung() {
         let schema = Arc::new(Schema::new(vec![field("a", DataType::Int64, "1")]));
-        let descriptor = parquet_schema(&schema).unwrap();
-        let mut encoder = ColumnParallelEncoder::try_new(
-            Vec::new(),
-            schema.clone(),
-            &descriptor,
-            WriterProperties::default(),
-            usize::MAX,
-        )
-        .unwrap()
-        .with_threads(2);
+        let mut encoder = encoder(&schema, usize::MAX, 2);
         let batch = |b: i64| {
             let column: ArrayRef = Arc::new(Int64Array::from_iter_values(b * 10..(b + 1) * 10));
             RecordBatch::try_new(schema.clone(), vec![column]).unwrap()
