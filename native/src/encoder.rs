@@ -106,7 +106,8 @@ impl BatchDone {
     }
 
     /// True once [`Self::wait`] would not block.
-    pub fn is_done(&self) -> bool {
+    #[cfg(test)]
+    fn is_done(&self) -> bool {
         self.lock().parts_left == 0
     }
 }
@@ -332,11 +333,9 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             None => true,
             Some(memory) => memory + 2 * self.max_growth >= self.row_group_bytes,
         };
-        if risky && !self.pending.is_empty() {
-            while !self.pending.is_empty() {
-                if self.wait_oldest()? {
-                    return self.flush();
-                }
+        while risky && !self.pending.is_empty() {
+            if self.wait_oldest()? {
+                return self.flush();
             }
         }
         Ok(())

@@ -77,7 +77,7 @@ impl PipelinedWriter {
     }
 
     /// Estimated file length as of the batches encoded so far (does not wait).
-    pub fn estimated_length(&mut self) -> u64 {
+    pub fn estimated_length(&self) -> u64 {
         self.writer.estimated_length()
     }
 

@@ -89,10 +89,10 @@ final class BenchOptions {
         case "--smoke":
           break;
         case "--out":
-          options.out = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.out = Flags.path(tokens, ++i, flag);
           break;
         case "--rows":
-          options.rows = ints(Flags.value(tokens, ++i, flag), flag);
+          options.rows = Flags.positives(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--warmups":
           options.warmups = Flags.nonNegative(Flags.value(tokens, ++i, flag), flag);
@@ -114,10 +114,10 @@ final class BenchOptions {
           }
           break;
         case "--schemas":
-          options.schemas = names(Flags.value(tokens, ++i, flag), ALL_SCHEMAS, flag);
+          options.schemas = Flags.names(Flags.value(tokens, ++i, flag), ALL_SCHEMAS, flag);
           break;
         case "--cohorts":
-          options.cohorts = names(Flags.value(tokens, ++i, flag), ALL_COHORTS, flag);
+          options.cohorts = Flags.names(Flags.value(tokens, ++i, flag), ALL_COHORTS, flag);
           break;
         case "--seed":
           options.seed = Long.parseLong(Flags.value(tokens, ++i, flag));
@@ -126,7 +126,7 @@ final class BenchOptions {
           options.batchRows = Flags.positive(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--tmp":
-          options.tmp = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.tmp = Flags.path(tokens, ++i, flag);
           break;
         case "--no-gc":
           options.gcBetween = false;
@@ -139,29 +139,8 @@ final class BenchOptions {
       }
     }
 
-    if (options.out == null) {
-      throw new IllegalArgumentException("--out DIR is required\n" + USAGE);
-    }
+    Flags.requireOut(options.out, USAGE);
     return options;
-  }
-
-  private static List<Integer> ints(String list, String flag) {
-    List<Integer> values = new ArrayList<>();
-    for (String part : list.split(",")) {
-      values.add(Flags.positive(part, flag));
-    }
-    return List.copyOf(values);
-  }
-
-  private static List<String> names(String list, List<String> allowed, String flag) {
-    List<String> values = new ArrayList<>();
-    for (String part : list.split(",")) {
-      if (!allowed.contains(part)) {
-        throw new IllegalArgumentException(flag + ": unknown " + part + ", expected " + allowed);
-      }
-      values.add(part);
-    }
-    return List.copyOf(values);
   }
 
   /** "5 measured (262,144 rows), 3 measured (2,000,000 rows)". */

@@ -1,5 +1,7 @@
 package io.frazil.bench;
 
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,5 +45,39 @@ final class Flags {
       throw new IllegalArgumentException(flag + " must be >= 0, got " + text);
     }
     return value;
+  }
+
+  /** The token after {@code flag} as an absolute, normalized path. */
+  static Path path(List<String> tokens, int index, String flag) {
+    return Paths.get(value(tokens, index, flag)).toAbsolutePath().normalize();
+  }
+
+  /** A comma-separated list of positive ints. */
+  static List<Integer> positives(String list, String flag) {
+    List<Integer> values = new ArrayList<>();
+    for (String part : list.split(",")) {
+      values.add(positive(part, flag));
+    }
+    return List.copyOf(values);
+  }
+
+  /** A comma-separated list of names, each one of {@code allowed}. */
+  static List<String> names(String list, List<String> allowed, String flag) {
+    List<String> values = new ArrayList<>();
+    for (String part : list.split(",")) {
+      if (!allowed.contains(part)) {
+        throw new IllegalArgumentException(flag + ": unknown " + part + ", expected " + allowed);
+      }
+      values.add(part);
+    }
+    return List.copyOf(values);
+  }
+
+  /** {@code out}, which every bench program needs. */
+  static Path requireOut(Path out, String usage) {
+    if (out == null) {
+      throw new IllegalArgumentException("--out DIR is required\n" + usage);
+    }
+    return out;
   }
 }

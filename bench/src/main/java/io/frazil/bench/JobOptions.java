@@ -62,7 +62,7 @@ final class JobOptions {
         case "--smoke":
           break;
         case "--out":
-          options.out = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.out = Flags.path(tokens, ++i, flag);
           break;
         case "--rows":
           options.rows = Flags.positive(Flags.value(tokens, ++i, flag), flag);
@@ -74,7 +74,7 @@ final class JobOptions {
           options.warmupPairs = Flags.nonNegative(Flags.value(tokens, ++i, flag), flag);
           break;
         case "--cells":
-          options.cells = cells(Flags.value(tokens, ++i, flag));
+          options.cells = Flags.names(Flags.value(tokens, ++i, flag), ALL_CELLS, flag);
           break;
         case "--checkpoint-ms":
           options.checkpointMs = Flags.positive(Flags.value(tokens, ++i, flag), flag);
@@ -86,7 +86,7 @@ final class JobOptions {
           options.seed = Long.parseLong(Flags.value(tokens, ++i, flag));
           break;
         case "--tmp":
-          options.tmp = Paths.get(Flags.value(tokens, ++i, flag)).toAbsolutePath().normalize();
+          options.tmp = Flags.path(tokens, ++i, flag);
           break;
         case "--keep-tables":
           options.keepTables = true;
@@ -95,21 +95,8 @@ final class JobOptions {
           throw new IllegalArgumentException("Unknown flag " + flag + "\n" + USAGE);
       }
     }
-    if (options.out == null) {
-      throw new IllegalArgumentException("--out DIR is required\n" + USAGE);
-    }
+    Flags.requireOut(options.out, USAGE);
     return options;
-  }
-
-  private static List<String> cells(String list) {
-    List<String> values = new ArrayList<>();
-    for (String part : list.split(",")) {
-      if (!ALL_CELLS.contains(part)) {
-        throw new IllegalArgumentException("--cells: unknown " + part + ", expected " + ALL_CELLS);
-      }
-      values.add(part);
-    }
-    return List.copyOf(values);
   }
 
   @Override
