@@ -109,3 +109,16 @@ bench-routing-smoke: jvm run-bench-routing-smoke
 
 run-bench-routing-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"
+
+## Soak (bench/.../Soak.java): 10,000 Frazil writers in one JVM (mixed schemas; some fail on purpose:
+## a null in a required column, a failing stream, a refused codec, no rows), RSS every 500 writers and
+## its slope, Arrow bytes and live native writers at the end (must be 0) -> bench/target/soak/.
+.PHONY: soak run-soak-smoke
+SOAK_WRITERS ?= 10000
+
+soak: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.Soak -Dbench.heap=1g -Dbench.args="--writers $(SOAK_WRITERS) --out $(CURDIR)/bench/target/soak"
+
+## The same with 1,000 writers (seconds); part of `make test`.
+run-soak-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.Soak -Dbench.heap=1g -Dbench.args="--writers 1000 --sample 100 --out $(CURDIR)/bench/target/soak-smoke"
