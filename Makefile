@@ -13,6 +13,14 @@ native:
 jvm: native
 	$(MVN) -q -DskipTests install
 
+## The one jar a Flink 2.1 cluster needs in lib/ (flink-runtime/pom.xml): the bridge, libfrazil.so,
+## the FileSystemFactory service that installs Frazil at process start, and arrow-java with its
+## dependencies, relocated under io.frazil.shaded (but org.apache.arrow.c, bound to Arrow's JNI
+## library) -> flink-runtime/target/frazil-flink-runtime-2.1-<version>.jar. `make jvm` builds it too.
+.PHONY: runtime-jar
+runtime-jar: native
+	$(MVN) -q -DskipTests -pl flink-runtime -am package
+
 ## The main job: writes the same rows with stock Iceberg and with Frazil and compares them.
 demo: jvm
 	$(MVN) -q -pl java-bridge test-compile exec:exec
