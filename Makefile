@@ -117,3 +117,21 @@ bench-routing-smoke: jvm run-bench-routing-smoke
 
 run-bench-routing-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"
+
+## Frazil on a real Flink cluster (cluster-test/cluster.py): a FLINK_HOME assembled from Maven
+## Central jars plus Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar in lib/; a
+## JobManager and two TaskManagers as separate JVMs on 127.0.0.1; jobs submitted with `flink run`
+## from a jar that knows nothing of Frazil (FlinkSink, Dynamic Iceberg Sink, SQL INSERT). Checks
+## rows, Parquet footers (created_by) and TaskManager logs. Logs and tables: cluster-test/target/.
+.PHONY: cluster-test cluster-test-build run-cluster-test-smoke
+cluster-test: runtime-jar cluster-test-build
+	$(PYTHON) cluster-test/cluster.py all
+
+## Flink's lib/ from Maven Central and the job jar (cluster-test/pom.xml, not in the default reactor).
+cluster-test-build:
+	$(MVN) -q -f cluster-test/pom.xml clean package
+
+## Short form: the cluster, one FlinkSink job of 100,000 rows, one table check. Builds only
+## cluster-test/ and uses the runtime jar the build already made (`make jvm` / `test-java`).
+run-cluster-test-smoke: cluster-test-build
+	$(PYTHON) cluster-test/cluster.py smoke
