@@ -121,8 +121,10 @@ run-bench-routing-smoke:
 ## Frazil on a real Flink cluster (cluster-test/cluster.py): a FLINK_HOME assembled from Maven
 ## Central jars plus Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar in lib/; a
 ## JobManager and two TaskManagers as separate JVMs on 127.0.0.1; jobs submitted with `flink run`
-## from a jar that knows nothing of Frazil (FlinkSink, Dynamic Iceberg Sink, SQL INSERT). Checks
-## rows, Parquet footers (created_by) and TaskManager logs. Logs and tables: cluster-test/target/.
+## from a jar that knows nothing of Frazil (FlinkSink, Dynamic Iceberg Sink, SQL INSERT); a
+## TaskManager killed with SIGKILL between checkpoints (exactly once); a TaskManager without the
+## java.nio add-opens. Checks rows, Parquet footers (created_by) and TaskManager logs.
+## ~5 min after the build; logs, tables and results.json under cluster-test/target/.
 .PHONY: cluster-test cluster-test-build run-cluster-test-smoke
 cluster-test: runtime-jar cluster-test-build
 	$(PYTHON) cluster-test/cluster.py all

@@ -316,13 +316,17 @@ class Cluster:
         metrics = self.rest(f"/jobs/{job_id}/metrics?get=numRestarts")
         return int(metrics[0]["value"]) if metrics else -1
 
-    def taskmanager_of(self, job_id: str, vertex_prefix: str, subtask: int = 0) -> str:
-        """The resource id of the TaskManager running a vertex's subtask."""
-        for vertex in self.rest(f"/jobs/{job_id}")["vertices"]:
-            if vertex["name"].startswith(vertex_prefix):
-                details = self.rest(f"/jobs/{job_id}/vertices/{vertex['id']}")
-                return details["subtasks"][subtask]["taskmanager-id"]
-        raise CheckFailed(f"job {job_id} has no vertex named {vertex_prefix}...")
+    def taskmanager_of(self, job_id: str, vertex_prefix: str, timeout: float = 60) -> str:
+        """The resource id of the TaskManager running subtask 0 of a vertex, once it runs."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for vertex in self.rest(f"/jobs/{job_id}")["vertices"]:
+                if vertex["name"].startswith(vertex_prefix):
+                    subtask = self.rest(f"/jobs/{job_id}/vertices/{vertex['id']}")["subtasks"][0]
+                    if subtask["status"] == "RUNNING" and subtask["taskmanager-id"] in self.taskmanagers:
+                        return subtask["taskmanager-id"]
+            time.sleep(0.5)
+        raise CheckFailed(f"job {job_id}: no running vertex {vertex_prefix}... in {timeout:.0f} s")
 
     def cancel(self, job_id: str) -> None:
         request = urllib.request.Request(
@@ -534,7 +538,7 @@ def scenario_failover(inputs: Inputs) -> dict:
         moment = wait_between_checkpoints(cluster, job_id, table, commits=3)
         files_before = parquet_files_on_disk(cluster.home.warehouse, table)
         cluster.kill_taskmanager(victim)
-        log(f"killed {victim} (runs the source) {moment}")
+        log(f"{victim} ran the source; killed at {moment}")
         cluster.start_taskmanager("taskmanager-3")
         state = cluster.wait_for_job(job_id, timeout=240)
         restarts = cluster.restarts(job_id)
@@ -647,10 +651,10 @@ def main() -> int:
         started = time.monotonic()
         try:
             summary[name] = {"ok": True, **SCENARIOS[name](inputs)}
-        except (CheckFailed, subprocess.SubprocessError) as e:
+        except Exception as e:  # noqa: BLE001 - every failure is reported, then the next scenario runs
             failed = True
-            summary[name] = {"ok": False, "error": str(e)}
-            log(f"FAILED {name}: {e}")
+            summary[name] = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+            log(f"FAILED {name}: {type(e).__name__}: {e}")
         summary[name]["seconds"] = round(time.monotonic() - started, 1)
         log(f"{name}: {'ok' if summary[name]['ok'] else 'FAILED'} in "
             f"{summary[name]['seconds']} s (logs: {BUILD / 'run' / name / 'log'})")
