@@ -11,6 +11,8 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
   failover     kill -9 a TaskManager mid-run, a replacement takes over, every id once
   no-add-opens one TaskManager without --add-opens=java.base/java.nio: the job still writes
                every row (stock writer there) and that TaskManager's log says what is missing
+  s3           FlinkSink to S3 (moto_server on 127.0.0.1, installed into a venv under target/)
+               through Iceberg's S3FileIO and a JDBC catalog on SQLite; multipart uploads
   all          every scenario above (`make cluster-test`)
 
 Each check: the table holds exactly the input rows (every column recomputed from the id), every
@@ -376,12 +378,12 @@ class Cluster:
 
 
 def check_table(cluster: Cluster, job_jar: Path, table: str, count: int, start: int = 0,
-                step: int = 1, all_native: bool = True) -> dict:
+                step: int = 1, all_native: bool = True, catalog: list[str] | None = None) -> dict:
     """Runs TableCheck (job jar + the cluster's lib/) and asserts on what it reports."""
     argv = ["java", *FlinkHome.java_opts(cluster.home.conf), "-cp",
             f"{cluster.home.lib}/*:{job_jar}", JOB_PACKAGE + "TableCheck",
-            "--warehouse", str(cluster.home.warehouse), "--table", table, "--count", str(count),
-            "--start", str(start), "--step", str(step)]
+            *(catalog or ["--warehouse", str(cluster.home.warehouse)]), "--table", table,
+            "--count", str(count), "--start", str(start), "--step", str(step)]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     require(bool(lines), f"TableCheck {table} printed no result:\n{result.stdout[-2000:]}"
@@ -426,6 +428,7 @@ class Inputs:
         lib = HERE / "flink-home" / "target" / "lib"
         self.flink_jars = sorted((lib / "flink").glob("*.jar"))
         self.extra_jars = sorted((lib / "extra").glob("*.jar"))
+        self.s3_jars = sorted((lib / "s3").glob("*.jar"))
         if not self.flink_jars or not self.extra_jars:
             raise SystemExit(f"no jars under {lib}: build first (make cluster-test)")
         self.frazil_jar = one_file("frazil-flink-runtime-*.jar", REPO / "flink-runtime" / "target")
@@ -435,8 +438,9 @@ class Inputs:
         return [*self.flink_jars, *self.extra_jars, self.frazil_jar]
 
 
-def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2) -> Cluster:
-    home = FlinkHome(BUILD / "run" / scenario, inputs.lib_jars())
+def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2,
+                  extra_jars: list[Path] = ()) -> Cluster:
+    home = FlinkHome(BUILD / "run" / scenario, [*inputs.lib_jars(), *extra_jars])
     home.write_conf(home.conf)
     cluster = Cluster(home)
     cluster.start_jobmanager()
@@ -622,13 +626,100 @@ def scenario_no_add_opens(inputs: Inputs) -> dict:
         cluster.stop()
 
 
+MOTO = "moto[server]==5.2.5"
+S3_BUCKET = "warehouse"
+
+
+def start_moto(home: FlinkHome) -> int:
+    """moto's S3 server on 127.0.0.1 from a venv under cluster-test/target (made on first use);
+    returns its port once it answers, with the bucket created."""
+    venv = BUILD / "venv"
+    server = venv / "bin" / "moto_server"
+    if not server.exists():
+        log(f"installing {MOTO} into {venv}")
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True,
+                       timeout=300)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", MOTO], check=True,
+                       timeout=900)
+    port = free_port()
+    out = open(home.log / "moto.out", "w")
+    proc = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=out,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    out.close()
+    PROCESSES.append(proc)
+    deadline = time.monotonic() + 60
+    while True:
+        require(proc.poll() is None, f"moto_server exited {proc.returncode}: see moto.out")
+        try:
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/{S3_BUCKET}", method="PUT")
+            with urllib.request.urlopen(request, timeout=5):
+                break
+        except OSError:
+            require(time.monotonic() < deadline, "moto_server did not answer within 60 s")
+            time.sleep(0.5)
+    log(f"moto S3 server (pid {proc.pid}) on 127.0.0.1:{port}, bucket {S3_BUCKET}")
+    return port
+
+
+def s3_object_sizes(port: int, prefix: str) -> dict[str, int]:
+    """Keys and sizes under a prefix, by S3 ListObjectsV2 (moto accepts unsigned requests)."""
+    url = f"http://127.0.0.1:{port}/{S3_BUCKET}?list-type=2&prefix={prefix}&max-keys=1000"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    keys = re.findall(r"<Key>([^<]+)</Key>", text)
+    sizes = [int(v) for v in re.findall(r"<Size>(\d+)</Size>", text)]
+    return dict(zip(keys, sizes))
+
+
+def scenario_s3(inputs: Inputs) -> dict:
+    """FlinkSink into S3 object storage (moto on 127.0.0.1): Iceberg's S3FileIO with a JDBC
+    catalog on SQLite; data files above 5 MB go up as multipart uploads."""
+    require(len(inputs.s3_jars) == 2, f"S3 jars missing: {inputs.s3_jars}")
+    cluster = start_cluster(inputs, "s3", extra_jars=inputs.s3_jars)
+    table, rows = "db.s3", 1_000_000
+    try:
+        port = start_moto(cluster.home)
+        props = {
+            "uri": "jdbc:sqlite:" + str(cluster.home.work / "catalog.db"),
+            "jdbc.schema-version": "V1",
+            "io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+            "s3.endpoint": f"http://127.0.0.1:{port}",
+            "s3.path-style-access": "true",
+            "s3.access-key-id": "test",
+            "s3.secret-access-key": "test",
+            "client.region": "us-east-1",
+            # 5 MB parts (S3's minimum) from the first part on, so data files use multipart.
+            "s3.multipart.part-size-bytes": str(5 * 1024 * 1024),
+            "s3.multipart.threshold": "1.0",
+        }
+        catalog = ["--warehouse", f"s3://{S3_BUCKET}/wh", "--catalog-impl",
+                   "org.apache.iceberg.jdbc.JdbcCatalog",
+                   "--catalog-props", ",".join(f"{k}={v}" for k, v in props.items())]
+        # Unpartitioned, two writers: two data files of several MB each.
+        cluster.run_job("s3", inputs.job_jar, "FlinkSinkJob",
+                        [*catalog, "--table", table, "--rows", str(rows), "--partitioned", "false"])
+        facts = check_table(cluster, inputs.job_jar, table, rows, catalog=catalog)
+        objects = s3_object_sizes(port, "wh/db/s3/data/")
+        moto_log = (cluster.home.log / "moto.out").read_text(errors="replace")
+        parts = len(re.findall(r"PUT /[^ ]*/data/[^ ]*partNumber=", moto_log))
+        log(f"S3 data objects: {objects}; {parts} multipart part uploads")
+        require(len(objects) >= facts["data_files"], f"data files not in S3: {objects}")
+        require(parts >= 2, f"no multipart upload seen in {cluster.home.log / 'moto.out'}")
+        wrote = check_logs_installed(cluster, list(cluster.taskmanagers))
+        return {"table": facts, "s3_data_objects": objects, "multipart_part_uploads": parts,
+                "frazil_wrote_lines": wrote, "moto": MOTO}
+    finally:
+        cluster.stop()
+
+
 SCENARIOS = {
     "smoke": scenario_smoke,
     "sinks": scenario_sinks,
     "failover": scenario_failover,
     "no-add-opens": scenario_no_add_opens,
+    "s3": scenario_s3,
 }
-GROUPS = {"all": ["sinks", "failover", "no-add-opens"]}
+GROUPS = {"all": ["sinks", "failover", "no-add-opens", "s3"]}
 
 
 def main() -> int:

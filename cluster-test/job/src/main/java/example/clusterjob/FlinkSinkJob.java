@@ -6,6 +6,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.flink.sink.FlinkSink;
 
 /**
@@ -13,7 +14,7 @@ import org.apache.iceberg.flink.sink.FlinkSink;
  *
  * <pre>
  * --warehouse DIR --table db.t --rows N [--parallelism 2] [--checkpoint-ms 0]
- * [--rows-per-second 0]
+ * [--rows-per-second 0] [--partitioned true] [--catalog-impl CLASS --catalog-props k=v,...]
  * </pre>
  *
  * <p>The ids come from {@code fromSequence} (Flink's NumberSequenceSource, whose splits are
@@ -26,14 +27,15 @@ public final class FlinkSinkJob {
 
   public static void main(String[] argv) throws Exception {
     Args args = new Args(argv);
-    String warehouse = args.get("warehouse");
     String table = args.get("table");
     long rows = args.getLong("rows", 100_000);
     int parallelism = args.getInt("parallelism", 2);
     long checkpointMs = args.getLong("checkpoint-ms", 0);
     long rowsPerSecond = args.getLong("rows-per-second", 0);
 
-    Tables.create(warehouse, table, Rows.SCHEMA, Rows.SPEC);
+    boolean partitioned = !"false".equals(args.get("partitioned", "true"));
+    Tables.create(
+        args, table, Rows.SCHEMA, partitioned ? Rows.SPEC : PartitionSpec.unpartitioned());
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     if (checkpointMs > 0) {
@@ -48,7 +50,7 @@ public final class FlinkSinkJob {
             .returns(Rows.ROW_DATA_TYPE)
             .name("rows");
     FlinkSink.forRowData(input)
-        .tableLoader(Tables.tableLoader(warehouse, table))
+        .tableLoader(Tables.tableLoader(args, table))
         .distributionMode(DistributionMode.NONE)
         .writeParallelism(parallelism)
         .append();

@@ -7,29 +7,31 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * Writes rows 0..rows-1 with one SQL {@code INSERT INTO} through Iceberg's Flink catalog and SQL
  * connector. The table is created by the Iceberg API (bucket partitioning has no Flink DDL).
  *
- * <pre>--warehouse DIR --table db.t --rows N [--parallelism 2]</pre>
+ * <pre>
+ * --warehouse DIR --table db.t --rows N [--parallelism 2] [--catalog-impl CLASS --catalog-props k=v,...]
+ * </pre>
  */
 public final class SqlInsertJob {
   private SqlInsertJob() {}
 
   public static void main(String[] argv) throws Exception {
     Args args = new Args(argv);
-    String warehouse = args.get("warehouse");
     String table = args.get("table");
     long rows = args.getLong("rows", 100_000);
     int parallelism = args.getInt("parallelism", 2);
 
-    Tables.create(warehouse, table, Rows.SCHEMA, Rows.SPEC);
+    Tables.create(args, table, Rows.SCHEMA, Rows.SPEC);
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(parallelism);
     StreamTableEnvironment tables = StreamTableEnvironment.create(env);
     tables.createTemporaryView(
         "src", env.fromSequence(0, rows - 1).map(Rows::row).returns(Rows.ROW_TYPE));
-    tables.executeSql(
-        "CREATE CATALOG ice WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='"
-            + warehouse
-            + "')");
+    StringBuilder with = new StringBuilder("'type'='iceberg', 'catalog-impl'='");
+    with.append(Tables.impl(args)).append('\'');
+    Tables.properties(args)
+        .forEach((k, v) -> with.append(", '").append(k).append("'='").append(v).append('\''));
+    tables.executeSql("CREATE CATALOG ice WITH (" + with + ")");
     tables
         .executeSql(
             "INSERT INTO `ice`.`"

@@ -26,7 +26,9 @@ import org.apache.iceberg.shaded.org.apache.parquet.format.Util;
  * created_by} of each file's Parquet footer, snapshots. Exits 1 unless the table holds exactly the
  * expected rows. Run with the cluster's lib/ and the job jar on the class path:
  *
- * <pre>--warehouse DIR --table db.t --count N [--start 0] [--step 1]</pre>
+ * <pre>
+ * --warehouse DIR --table db.t --count N [--start 0] [--step 1] [--catalog-impl CLASS --catalog-props k=v,...]
+ * </pre>
  *
  * <p>The expected ids are {@code start + k * step} for {@code k} in {@code [0, count)}.
  */
@@ -39,7 +41,7 @@ public final class TableCheck {
     long start = args.getLong("start", 0);
     long step = args.getLong("step", 1);
     int count = args.getInt("count", 0);
-    Table table = Tables.catalog(args.get("warehouse")).loadTable(TableIdentifier.parse(tableName));
+    Table table = Tables.catalog(args).loadTable(TableIdentifier.parse(tableName));
 
     int[] seen = new int[count];
     long rows = 0;

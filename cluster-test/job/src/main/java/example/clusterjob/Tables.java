@@ -1,7 +1,9 @@
 package example.clusterjob;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -13,26 +15,45 @@ import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 
-/** The jobs' Iceberg catalog: a Hadoop catalog in a local warehouse directory. */
+/**
+ * The jobs' Iceberg catalog, from the arguments: {@code --warehouse DIR} alone is a Hadoop catalog
+ * in a local directory; {@code --catalog-impl CLASS --catalog-props k=v,k=v} names any other (the
+ * S3 scenario: a JDBC catalog on SQLite whose FileIO is S3FileIO).
+ */
 final class Tables {
-  static final String CATALOG = "hadoop";
+  static final String CATALOG = "cluster";
 
   private Tables() {}
 
-  static CatalogLoader catalogLoader(String warehouse) {
-    return CatalogLoader.hadoop(CATALOG, new Configuration(), Map.of("warehouse", warehouse));
+  static String impl(Args args) {
+    return args.get("catalog-impl", HadoopCatalog.class.getName());
   }
 
-  static Catalog catalog(String warehouse) {
-    HadoopCatalog catalog = new HadoopCatalog();
-    catalog.setConf(new Configuration());
-    catalog.initialize(CATALOG, Map.of("warehouse", warehouse));
-    return catalog;
+  static Map<String, String> properties(Args args) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("warehouse", args.get("warehouse"));
+    String extra = args.get("catalog-props", "");
+    for (String pair : extra.isEmpty() ? new String[0] : extra.split(",")) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--catalog-props wants k=v,k=v; got " + pair);
+      }
+      properties.put(pair.substring(0, eq), pair.substring(eq + 1));
+    }
+    return properties;
+  }
+
+  static CatalogLoader catalogLoader(Args args) {
+    return CatalogLoader.custom(CATALOG, properties(args), new Configuration(), impl(args));
+  }
+
+  static Catalog catalog(Args args) {
+    return CatalogUtil.loadCatalog(impl(args), CATALOG, properties(args), new Configuration());
   }
 
   /** Creates the table (and its namespace) unless it exists. */
-  static Table create(String warehouse, String table, Schema schema, PartitionSpec spec) {
-    Catalog catalog = catalog(warehouse);
+  static Table create(Args args, String table, Schema schema, PartitionSpec spec) {
+    Catalog catalog = catalog(args);
     TableIdentifier id = TableIdentifier.parse(table);
     Namespace namespace = id.namespace();
     if (catalog instanceof SupportsNamespaces
@@ -42,7 +63,7 @@ final class Tables {
     return catalog.tableExists(id) ? catalog.loadTable(id) : catalog.createTable(id, schema, spec);
   }
 
-  static TableLoader tableLoader(String warehouse, String table) {
-    return TableLoader.fromCatalog(catalogLoader(warehouse), TableIdentifier.parse(table));
+  static TableLoader tableLoader(Args args, String table) {
+    return TableLoader.fromCatalog(catalogLoader(args), TableIdentifier.parse(table));
   }
 }
