@@ -9,8 +9,10 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
   smoke        one cluster, one FlinkSink job, one table check (`make run-cluster-test-smoke`)
   sinks        FlinkSink, Dynamic Iceberg Sink and SQL INSERT jobs on one cluster
   failover     kill -9 a TaskManager mid-run, a replacement takes over, every id once
-  no-add-opens one TaskManager without --add-opens=java.base/java.nio: the job still writes
-               every row (stock writer there) and that TaskManager's log says what is missing
+  no-add-opens one TaskManager without --add-opens=java.base/java.nio: a Dynamic Iceberg Sink
+               job still writes every row (stock writer there) and that TaskManager's log says
+               what is missing; a FlinkSink job is observed (Iceberg's committer needs java.nio)
+  no-add-opens-stock  (not in all) the same without Frazil's jar: what Flink + Iceberg do alone
   s3           FlinkSink to S3 (moto_server on 127.0.0.1, installed into a venv under target/)
                through Iceberg's S3FileIO and a JDBC catalog on SQLite; multipart uploads
   all          every scenario above (`make cluster-test`)
@@ -157,7 +159,7 @@ for _sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
 
 
 class FlinkHome:
-    """lib/ (hard links to the built jars), conf/, log/, plugins/ for one scenario."""
+    """lib/ (copies of the built jars), conf/, log/, plugins/ for one scenario."""
 
     def __init__(self, root: Path, lib_jars: list[Path]):
         if root.exists():
@@ -170,10 +172,7 @@ class FlinkHome:
         for d in (self.lib, self.conf, self.log, root / "plugins", self.work / "tmp"):
             d.mkdir(parents=True)
         for jar in lib_jars:
-            try:
-                os.link(jar, self.lib / jar.name)
-            except OSError:
-                shutil.copy2(jar, self.lib / jar.name)
+            shutil.copy2(jar, self.lib / jar.name)
         self.rest_port = free_port()
         self.rpc_port = free_port()
         self.warehouse = self.work / "warehouse"
@@ -562,66 +561,100 @@ def scenario_failover(inputs: Inputs) -> dict:
         cluster.stop()
 
 
-def first_lines(path: Path, pattern: str, context: int = 30) -> str:
-    """The first line matching `pattern` and the `context` lines after it."""
+def first_lines(path: Path, pattern: str, count: int = 30) -> str:
+    """The first line matching `pattern` and the lines after it, `count` lines in all."""
     lines = path.read_text(errors="replace").splitlines()
     for i, line in enumerate(lines):
         if re.search(pattern, line):
-            return "\n".join(lines[i:i + context])
+            return "\n".join(lines[i:i + count])
     return ""
 
 
-def scenario_no_add_opens(inputs: Inputs) -> dict:
-    """One TaskManager started without the java.nio add-opens: the job must still write every
-    row (that TaskManager falls back to Iceberg's own writer) and its log must say what is
-    missing."""
-    home = FlinkHome(BUILD / "run" / "no-add-opens", inputs.lib_jars())
+def mixed_cluster(inputs: Inputs, scenario: str, with_frazil: bool = True) -> Cluster:
+    """taskmanager-1 as configured; taskmanager-2 from conf-no-nio/, whose env.java.opts.all
+    lacks --add-opens=java.base/java.nio=ALL-UNNAMED (an operator who missed the append)."""
+    jars = inputs.lib_jars() if with_frazil else [*inputs.flink_jars, *inputs.extra_jars]
+    home = FlinkHome(BUILD / "run" / scenario, jars)
     home.write_conf(home.conf)
-    no_nio = home.root / "conf-no-nio"
-    home.write_conf(no_nio, java_nio_opened=False)
+    home.write_conf(home.root / "conf-no-nio", java_nio_opened=False)
     cluster = Cluster(home)
-    table, rows = "db.no_add_opens", 100_000
+    cluster.start_jobmanager()
+    cluster.start_taskmanager("taskmanager-1")
+    cluster.start_taskmanager("taskmanager-2", conf_dir=home.root / "conf-no-nio")
+    cluster.wait_for_taskmanagers(2)
+    return cluster
+
+
+def observe_job(cluster: Cluster, name: str, job_jar: Path, main: str, table: str, rows: int,
+                timeout: float, args: list[str] = ()) -> dict:
+    """Submits a job, waits at most `timeout` s, cancels it if it has not ended, and returns
+    what happened."""
+    job_id = cluster.run_job(name, job_jar, main,
+                             ["--warehouse", str(cluster.home.warehouse), "--table", table,
+                              "--rows", str(rows), *args], detached=True)
     try:
-        cluster.start_jobmanager()
-        cluster.start_taskmanager("taskmanager-1")
-        cluster.start_taskmanager("taskmanager-2", conf_dir=no_nio)
-        cluster.wait_for_taskmanagers(2)
-        # Checkpointing on, so Flink's default restart strategy (exponential delay, unbounded)
-        # applies, as in a streaming job: a failure here would restart, not end the job.
-        job_id = cluster.run_job(
-            "no-add-opens", inputs.job_jar, "FlinkSinkJob",
-            ["--warehouse", str(home.warehouse), "--table", table, "--rows", str(rows),
-             "--checkpoint-ms", "1000"], detached=True)
-        try:
-            state = cluster.wait_for_job(job_id, timeout=120)
-        except CheckFailed as e:  # a TaskManager died, or the job did not end in time
-            state = f"{cluster.job_state(job_id)} ({e})"
-            cluster.cancel(job_id)
-        restarts = cluster.restarts(job_id)
-        tm_log = home.log / "taskmanager-2.log"
-        result = {
-            "state": state, "restarts": restarts,
-            "taskmanager_2_alive": cluster.taskmanagers["taskmanager-2"].poll() is None,
-            "taskmanager_2_first_problem": first_lines(
-                tm_log, r" (WARN|ERROR) +io\.frazil|switched from RUNNING to FAILED"),
-            "jobmanager_first_failure": first_lines(home.log / "jobmanager.log",
-                                                    r"switched from \w+ to FAILED"),
-        }
-        (home.log / "no-add-opens-result.json").write_text(json.dumps(result, indent=2))
-        log(f"no-add-opens job {job_id}: {state} after {restarts} restart(s)")
-        require(state == "FINISHED", f"job {job_id} ended {state} after {restarts} restarts; "
-                                     f"{tm_log}: {result['taskmanager_2_first_problem'][:3000]}")
-        facts = check_table(cluster, inputs.job_jar, table, rows, all_native=False)
-        kinds = {"frazil" if k.startswith(CREATED_BY_PREFIX) else "stock"
-                 for k in facts["created_by"]}
+        state = cluster.wait_for_job(job_id, timeout=timeout)
+    except CheckFailed as e:  # a TaskManager died, or the job did not end in time
+        state = f"{cluster.job_state(job_id)} ({e})"
+        cluster.cancel(job_id)
+    tm_log = cluster.home.log / "taskmanager-2.log"
+    result = {
+        "job": main, "state": state, "restarts": cluster.restarts(job_id),
+        "taskmanager_2_alive": cluster.taskmanagers["taskmanager-2"].poll() is None,
+        "taskmanager_2_frazil_warning": first_lines(tm_log, r" (WARN|ERROR) +io\.frazil", 1),
+        "first_task_failure": first_lines(cluster.home.log / "jobmanager.log",
+                                          r"switched from \w+ to FAILED", 8),
+    }
+    (cluster.home.log / f"{name}-result.json").write_text(json.dumps(result, indent=2))
+    log(f"{name}: {main} {state} after {result['restarts']} restart(s)")
+    return result
+
+
+def scenario_no_add_opens(inputs: Inputs) -> dict:
+    """One TaskManager started without the java.nio add-opens. With the Dynamic Iceberg Sink the
+    job must write every row (that TaskManager falls back to Iceberg's own writer) and its log
+    must say what is missing. FlinkSink is only observed: its committer's Kryo needs java.nio
+    whatever writes the files (see the no-add-opens-stock scenario)."""
+    cluster = mixed_cluster(inputs, "no-add-opens")
+    rows = 100_000
+    try:
+        # 1 s checkpoints: Flink's default restart strategy (exponential delay, no limit)
+        # applies, as in a streaming job, so a failing task restarts rather than ends the job.
+        flinksink = observe_job(cluster, "flinksink", inputs.job_jar, "FlinkSinkJob",
+                                "db.flinksink", rows, timeout=60, args=["--checkpoint-ms", "1000"])
+        # No checkpoints (no restarts): the job must finish on its first attempt.
+        dynamic = observe_job(cluster, "dynamic", inputs.job_jar, "DynamicSinkJob",
+                              "db.dynamic", rows, timeout=180)
+        require(dynamic["state"] == "FINISHED",
+                f"Dynamic sink job ended {dynamic['state']} after {dynamic['restarts']} restarts:"
+                f" {dynamic['first_task_failure'][:3000]}")
+        tables = {}
+        for suffix, start in (("_even", 0), ("_odd", 1)):
+            tables[suffix] = check_table(cluster, inputs.job_jar, "db.dynamic" + suffix,
+                                         rows // 2, start=start, step=2, all_native=False)
+        created_by = [k for facts in tables.values() for k in facts["created_by"]]
+        kinds = {"frazil" if k.startswith(CREATED_BY_PREFIX) else "stock" for k in created_by}
         require(kinds == {"frazil", "stock"},
                 f"expected Frazil files (taskmanager-1) and stock files (taskmanager-2): "
-                f"{facts['created_by']}")
-        text = tm_log.read_text(errors="replace")
-        require("java.nio" in text and "Frazil" in text,
-                f"{tm_log} does not say that --add-opens=java.base/java.nio is missing")
+                f"{created_by}")
+        warning = dynamic["taskmanager_2_frazil_warning"]
+        require("--add-opens=java.base/java.nio=ALL-UNNAMED" in warning,
+                f"taskmanager-2.log does not say that the java.nio add-opens is missing: "
+                f"{warning!r}")
         check_logs_installed(cluster, ["taskmanager-1"])
-        return {"table": facts, **result}
+        return {"dynamic_tables": tables, "dynamic": dynamic, "flinksink_observed": flinksink}
+    finally:
+        cluster.stop()
+
+
+def scenario_no_add_opens_stock(inputs: Inputs) -> dict:
+    """Control for no-add-opens: the same cluster WITHOUT Frazil's jar, FlinkSink observed.
+    Shows what Flink and Iceberg do on their own on a TaskManager without java.nio."""
+    cluster = mixed_cluster(inputs, "no-add-opens-stock", with_frazil=False)
+    try:
+        return {"flinksink_observed": observe_job(
+            cluster, "flinksink", inputs.job_jar, "FlinkSinkJob", "db.flinksink", 100_000,
+            timeout=60, args=["--checkpoint-ms", "1000"])}
     finally:
         cluster.stop()
 
@@ -717,6 +750,7 @@ SCENARIOS = {
     "sinks": scenario_sinks,
     "failover": scenario_failover,
     "no-add-opens": scenario_no_add_opens,
+    "no-add-opens-stock": scenario_no_add_opens_stock,
     "s3": scenario_s3,
 }
 GROUPS = {"all": ["sinks", "failover", "no-add-opens", "s3"]}
