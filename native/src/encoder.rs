@@ -34,7 +34,6 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread;
 
 use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
@@ -229,6 +228,21 @@ impl ColumnLane {
             done.part_done(memory_after);
         }
     }
+}
+
+/// Closes the column writers of one group into their chunks, keeping each column's index.
+fn close_column_group(
+    group: Vec<(usize, ArrowColumnWriter)>,
+) -> Result<Vec<(usize, ArrowColumnChunk)>> {
+    group
+        .into_iter()
+        .map(|(i, writer)| {
+            writer
+                .close()
+                .map(|chunk| (i, chunk))
+                .map_err(|e| NativeError::parquet("closing a column chunk", e))
+        })
+        .collect()
 }
 
 /// Writes row groups of one Parquet file into `W`.
@@ -436,34 +450,36 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
         for (i, entry) in indexed.drain(..).enumerate() {
             groups[i % threads].push(entry);
         }
-        let close = |group: Vec<(usize, ArrowColumnWriter)>| {
-            group
-                .into_iter()
-                .map(|(i, writer)| {
-                    writer
-                        .close()
-                        .map(|chunk| (i, chunk))
-                        .map_err(|e| NativeError::parquet("closing a column chunk", e))
-                })
-                .collect::<Result<Vec<(usize, ArrowColumnChunk)>>>()
-        };
-        let mut chunks: Vec<(usize, ArrowColumnChunk)> = thread::scope(|scope| {
-            let first = groups.remove(0);
-            let others: Vec<_> = groups
-                .into_iter()
-                .map(|group| scope.spawn(move || close(group)))
-                .collect();
-            let mut all = close(first)?;
-            for handle in others {
-                let closed = handle.join().unwrap_or_else(|_| {
-                    Err(NativeError::Panicked(
-                        "native panic while closing a column chunk".into(),
-                    ))
-                })?;
-                all.extend(closed);
-            }
-            Ok::<_, NativeError>(all)
-        })?;
+        // The caller closes one group; the others go to the shared encoder threads, never to
+        // threads of their own: a checkpoint that closes a thousand files at once still runs a
+        // bounded number of threads.
+        let first = groups.remove(0);
+        let (sender, receiver) = crossbeam_channel::bounded(groups.len());
+        let others = groups.len();
+        for group in groups {
+            let sender = sender.clone();
+            pool::spawn(move || {
+                let closed = catch_unwind(AssertUnwindSafe(|| close_column_group(group)))
+                    .unwrap_or_else(|payload| {
+                        Err(NativeError::panicked(
+                            "closing a column chunk",
+                            payload.as_ref(),
+                        ))
+                    });
+                // The caller may have returned on an earlier failure: nobody waits then.
+                let _ = sender.send(closed);
+            });
+        }
+        drop(sender);
+        let mut chunks = close_column_group(first)?;
+        for _ in 0..others {
+            let closed = receiver.recv().map_err(|_| {
+                NativeError::Panicked(
+                    "an encoder thread stopped while closing a column chunk".into(),
+                )
+            })??;
+            chunks.extend(closed);
+        }
         chunks.sort_by_key(|(i, _)| *i);
         let mut row_group = self
             .file
