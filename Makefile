@@ -130,8 +130,9 @@ cluster-test: runtime-jar cluster-test-build
 	$(PYTHON) cluster-test/cluster.py all
 
 ## Flink's lib/ from Maven Central and the job jar (cluster-test/pom.xml, not in the default reactor).
+## Cleans the two modules only: cluster-test/target keeps the runs, results.json and the moto venv.
 cluster-test-build:
-	$(MVN) -q -f cluster-test/pom.xml clean package
+	$(MVN) -q -f cluster-test/pom.xml -pl flink-home,job clean package
 
 ## Short form: the cluster, one FlinkSink job of 100,000 rows, one table check. Builds only
 ## cluster-test/ and uses the runtime jar the build already made (`make jvm` / `test-java`).
