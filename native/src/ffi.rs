@@ -1,12 +1,20 @@
 //! Import of Java-exported Arrow data through the C Data Interface.
 //!
+//! Trust: arrow-rs imports C Data arrays without validating them, and a batch whose lengths,
+//! offsets or null counts disagree would make the encoder read past its buffers. Every imported
+//! batch is therefore checked as arrow-rs's full validation would check it ([`validate_imported`])
+//! before anything reads its values; only the UTF-8 check of strings is left out, because Iceberg
+//! and parquet-java write a string's bytes as they are. Buffer *sizes* are not part of the C Data
+//! Interface: the Java side checks them against its vectors before exporting.
+//!
 //! Ownership: Java allocates and exports; Rust *moves* the C struct out with `from_raw` as the
 //! very first step, which marks the Java-side struct released. From then on the Rust value
 //! owns the producer's release callback, so every early return below still releases the
 //! Java buffers (on this, the JNI calling thread) when the value drops.
 
-use arrow::array::{Array, RecordBatch, StructArray};
+use arrow::array::{Array, ArrayData, RecordBatch, StructArray};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
+use arrow::error::ArrowError;
 use arrow::ffi::{from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
 
 use crate::error::{NativeError, Result};
@@ -44,6 +52,8 @@ pub unsafe fn import_batch(ptr: *mut FFI_ArrowArray, schema: &SchemaRef) -> Resu
     // arrow 59) realigns 8-byte-aligned Java buffers such as Decimal128 values.
     let data = unsafe { from_ffi_and_data_type(ffi, data_type) }
         .map_err(|e| NativeError::arrow("importing an Arrow batch", e))?;
+    validate_imported(&data)
+        .map_err(|e| NativeError::arrow("validating an imported Arrow batch", e))?;
     let array = StructArray::from(data);
     if array.null_count() > 0 {
         return Err(NativeError::InvalidArgument(
@@ -53,4 +63,39 @@ pub unsafe fn import_batch(ptr: *mut FFI_ArrowArray, schema: &SchemaRef) -> Resu
     let (_, columns, _) = array.into_parts();
     RecordBatch::try_new(schema.clone(), columns)
         .map_err(|e| NativeError::InvalidArgument(format!("invalid Arrow batch: {e}")))
+}
+
+/// arrow-rs's full validation of `data` and its children (buffer lengths for the declared length
+/// and offset, offsets within bounds and non-decreasing, null counts equal to the bitmaps, no nulls
+/// in non-nullable children), except that string offsets are checked like binary offsets, without
+/// UTF-8 validation.
+pub fn validate_imported(data: &ArrayData) -> std::result::Result<(), ArrowError> {
+    data.validate()?;
+    data.validate_nulls()?;
+    match data.data_type() {
+        DataType::Utf8 => as_bytes(data, DataType::Binary).validate_values()?,
+        DataType::LargeUtf8 => as_bytes(data, DataType::LargeBinary).validate_values()?,
+        _ => data.validate_values()?,
+    }
+    for (i, child) in data.child_data().iter().enumerate() {
+        validate_imported(child).map_err(|e| {
+            ArrowError::InvalidArgumentError(format!(
+                "{} child #{i} invalid: {e}",
+                data.data_type()
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// The same buffers viewed as the binary type with the same offset width.
+fn as_bytes(data: &ArrayData, binary: DataType) -> ArrayData {
+    // SAFETY: Utf8/Binary (and LargeUtf8/LargeBinary) share one layout; the result is only
+    // validated, never read as values.
+    unsafe {
+        data.clone()
+            .into_builder()
+            .data_type(binary)
+            .build_unchecked()
+    }
 }

@@ -2,11 +2,17 @@
 //! Iceberg sinks running in a JVM.
 //!
 //! ```text
-//!  Java: RowData → Arrow vectors ──C Data──► ffi     (import, move semantics)
+//!  Java: RowData → Arrow vectors ──C Data──► ffi       (import with move semantics, validation)
 //!                                             │
 //!                                             ▼
-//!                                           writer  (arrow-rs ArrowWriter, Iceberg schema,
-//!                                             │      Zstd 3, write.parquet.* options)
+//!                                           pipeline  (the caller's last batches, kept in flight)
+//!                                             │
+//!                                             ▼
+//!                                           writer    (Iceberg Parquet schema, write.parquet.*)
+//!                                             │
+//!                                             ▼
+//!                                           encoder   (a lane per column on the pool threads:
+//!                                             │        arrow-rs column writers → pages → Zstd 3)
 //!                                             ▼
 //!  Java: OutputFile stream ◄──drain── OutputBuffer ; close → stats (per-field-id facts)
 //! ```

@@ -3,7 +3,8 @@
 //! arrow-rs's own Arrow→Parquet conversion differs from Iceberg's `TypeToMessageType` in a few
 //! places (decimal(1, s) becomes INT64, uuid loses its annotation, lists name their element
 //! `item`, the root is `arrow_schema`), so the schema is built here explicitly and handed to the
-//! writer with `ArrowWriterOptions::with_parquet_schema`. The rules, per Iceberg type:
+//! encoder's `SerializedFileWriter` (see `encoder::ColumnParallelEncoder::try_new`), whose
+//! column writers then follow it. The rules, per Iceberg type:
 //!
 //! | Arrow (from Java)                  | Parquet                                          |
 //! |------------------------------------|--------------------------------------------------|

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.util.ValueVectorUtility;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
@@ -68,12 +70,34 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
         this.fileWriter =
             new NativeFileWriter(file, schema, properties, overwrite, exportAllocator);
       }
+      checkBuffers(root);
       fileWriter.write(root, allocator, 0, 0L);
       rowCount += root.getRowCount();
     } catch (Throwable t) {
       Throwable thrown = Failures.ordinary(t, "adding a batch to " + file.location());
       this.failure = thrown;
       throw Failures.rethrow(thrown);
+    }
+  }
+
+  /**
+   * The C Data Interface carries no buffer sizes: native code trusts each vector's value count and
+   * offsets to stay inside its buffers. A caller's batch is checked here, where the sizes are known
+   * (native code then checks offsets, null counts and child lengths itself).
+   */
+  private void checkBuffers(VectorSchemaRoot root) {
+    for (FieldVector vector : root.getFieldVectors()) {
+      try {
+        ValueVectorUtility.validate(vector);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "Arrow batch for "
+                + file.location()
+                + " is inconsistent in column '"
+                + vector.getName()
+                + "': "
+                + e.getMessage());
+      }
     }
   }
 

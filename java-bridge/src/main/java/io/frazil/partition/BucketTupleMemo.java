@@ -27,7 +27,7 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Every partition tuple of a small bucket-only partition spec, computed once: the bounded
- * bucket-tuple memoizer of iceberg-flink-integration.md §3.5.
+ * bucket-tuple memoizer (README, "Partition routing: the bucket-tuple memoizer").
  *
  * <p>For one (Iceberg {@link Schema}, {@link PartitionSpec}, Flink {@link RowType}) whose spec
  * fields are all {@code bucket[N]} transforms and whose tuple space ∏(Nᵢ + 1) is at most {@value

@@ -224,6 +224,35 @@ public class TestFailureHandling {
   }
 
   @Test
+  public void arrowBatchWhoseOffsetsLeaveTheirBufferIsRefusedBeforeNativeCodeReadsIt()
+      throws IOException {
+    FrazilArrowAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "forged.parquet")))
+            .schema(SCHEMA)
+            .buildArrow();
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot root =
+            VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator)) {
+      org.apache.arrow.vector.BigIntVector ids =
+          (org.apache.arrow.vector.BigIntVector) root.getVector(0);
+      org.apache.arrow.vector.VarCharVector strings =
+          (org.apache.arrow.vector.VarCharVector) root.getVector(1);
+      for (int i = 0; i < 3; i += 1) {
+        ids.setSafe(i, i);
+        strings.setSafe(i, ("v" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      root.setRowCount(3);
+      // A faulty producer: the last string claims to end 1 MiB into a buffer of a few bytes.
+      strings.getOffsetBuffer().setInt(3L * Integer.BYTES, 1 << 20);
+      Throwable original = failLikeIcebergsWriter(() -> appender.add(root), appender::close);
+      assertThat(original)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("inconsistent in column 's'");
+    }
+    assertThat(NativeParquetWriter.liveWriterCount()).isZero();
+  }
+
+  @Test
   public void addAfterCloseIsRejected() throws IOException {
     FrazilParquetAppender appender = appender(Files.localOutput(new File(temp, "b.parquet")));
     appender.add(row(1L, "x"));
