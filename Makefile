@@ -13,6 +13,14 @@ native:
 jvm: native
 	$(MVN) -q -DskipTests install
 
+## The one jar a Flink 2.1 cluster needs in lib/ (flink-runtime/pom.xml): the bridge, libfrazil.so,
+## the FileSystemFactory service that installs Frazil at process start, and arrow-java with its
+## dependencies, relocated under io.frazil.shaded (but org.apache.arrow.c, bound to Arrow's JNI
+## library) -> flink-runtime/target/frazil-flink-runtime-2.1-<version>.jar. `make jvm` builds it too.
+.PHONY: runtime-jar
+runtime-jar: native
+	$(MVN) -q -DskipTests -pl flink-runtime -am package
+
 ## The main job: writes the same rows with stock Iceberg and with Frazil and compares them.
 demo: jvm
 	$(MVN) -q -pl java-bridge test-compile exec:exec
@@ -122,3 +130,24 @@ soak: jvm
 ## The same with 1,000 writers (seconds); part of `make test`.
 run-soak-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.Soak -Dbench.heap=1g -Dbench.args="--writers 1000 --sample 100 --out $(CURDIR)/bench/target/soak-smoke"
+
+## Frazil on a real Flink cluster (cluster-test/cluster.py): a FLINK_HOME assembled from Maven
+## Central jars plus Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar in lib/; a
+## JobManager and two TaskManagers as separate JVMs on 127.0.0.1; jobs submitted with `flink run`
+## from a jar that knows nothing of Frazil (FlinkSink, Dynamic Iceberg Sink, SQL INSERT); a
+## TaskManager killed with SIGKILL between checkpoints (exactly once); a TaskManager without the
+## java.nio add-opens. Checks rows, Parquet footers (created_by) and TaskManager logs.
+## ~5 min after the build; logs, tables and results.json under cluster-test/target/.
+.PHONY: cluster-test cluster-test-build run-cluster-test-smoke
+cluster-test: runtime-jar cluster-test-build
+	$(PYTHON) cluster-test/cluster.py all
+
+## Flink's lib/ from Maven Central and the job jar (cluster-test/pom.xml, not in the default reactor).
+## Cleans the two modules only: cluster-test/target keeps the runs, results.json and the moto venv.
+cluster-test-build:
+	$(MVN) -q -f cluster-test/pom.xml -pl flink-home,job clean package
+
+## Short form: the cluster, one FlinkSink job of 100,000 rows, one table check. Builds only
+## cluster-test/ and uses the runtime jar the build already made (`make jvm` / `test-java`).
+run-cluster-test-smoke: cluster-test-build
+	$(PYTHON) cluster-test/cluster.py smoke

@@ -1,0 +1,797 @@
+#!/usr/bin/env python3
+"""Frazil on a real Flink cluster: separate JobManager and TaskManager JVMs on 127.0.0.1.
+
+Assembles a FLINK_HOME from jars the build copied from Maven Central (flink-home/target/lib),
+adds Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar to lib/, writes
+conf/config.yaml, starts the processes the way Flink's bin/ scripts do, submits a job jar that
+knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it wrote:
+
+  smoke        one cluster, one FlinkSink job, one table check (`make run-cluster-test-smoke`)
+  sinks        FlinkSink, Dynamic Iceberg Sink and SQL INSERT jobs on one cluster
+  failover     kill -9 a TaskManager mid-run, a replacement takes over, every id once
+  no-add-opens one TaskManager without --add-opens=java.base/java.nio: a Dynamic Iceberg Sink
+               job still writes every row (stock writer there) and that TaskManager's log says
+               what is missing; a FlinkSink job is only observed: Iceberg's FlinkSink itself
+               fails there (Kryo copies its write results' ByteBuffers), Frazil or not
+  no-add-opens-stock  the same cluster without Frazil's jar, FlinkSink observed (the control)
+  s3           FlinkSink to S3 (moto_server on 127.0.0.1, installed into a venv under target/)
+               through Iceberg's S3FileIO and a JDBC catalog on SQLite; multipart uploads
+  all          sinks, failover, no-add-opens, s3 (`make cluster-test`)
+
+Each check: the table holds exactly the input rows (every column recomputed from the id), every
+data file's Parquet footer says `created_by` = "frazil version ..." (in no-add-opens: Frazil's
+on taskmanager-1, parquet-mr's on taskmanager-2), every TaskManager log with the flag has
+Frazil's "Frazil installed" line, and the job jar holds no byte string "frazil".
+
+Everything lives under cluster-test/target/ (git-ignored); each scenario's FLINK_HOME, logs and
+warehouse stay there for inspection. Every process this script starts is stopped on every path
+(normal exit, failure, Ctrl-C, SIGTERM). Python 3.11 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+BUILD = HERE / "target"
+
+# Flink's default `env.java.opts.all` for Java 17 (flink-dist's config.yaml), WITHOUT
+# java.base/java.nio: Flink's own list already contains that entry, and it is taken out here so
+# that Frazil's one addition below is what opens it (and the no-add-opens scenario can omit it).
+FLINK_JAVA17_OPTS = (
+    "--add-exports=java.base/sun.net.util=ALL-UNNAMED "
+    "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED "
+    "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED "
+    "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED "
+    "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED "
+    "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED "
+    "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED "
+    "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED "
+    "--add-opens=java.base/java.lang=ALL-UNNAMED "
+    "--add-opens=java.base/java.net=ALL-UNNAMED "
+    "--add-opens=java.base/java.io=ALL-UNNAMED "
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED "
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED "
+    "--add-opens=java.base/java.text=ALL-UNNAMED "
+    "--add-opens=java.base/java.time=ALL-UNNAMED "
+    "--add-opens=java.base/java.util=ALL-UNNAMED "
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED "
+    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED "
+    "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED"
+)
+# The only Frazil-specific setting: appended to env.java.opts.all (Arrow needs it).
+FRAZIL_JAVA_OPTS = "--add-opens=java.base/java.nio=ALL-UNNAMED"
+
+CREATED_BY_PREFIX = "frazil version "
+INSTALLED_LINE = "Frazil installed"
+JOB_PACKAGE = "example.clusterjob."
+
+LOG4J = """\
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = MainAppender
+logger.pekko.name = org.apache.pekko
+logger.pekko.level = INFO
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = WARN
+logger.netty.name = org.jboss.netty.channel.DefaultChannelPipeline
+logger.netty.level = OFF
+appender.main.name = MainAppender
+appender.main.type = File
+appender.main.append = true
+appender.main.fileName = ${sys:log.file}
+appender.main.layout.type = PatternLayout
+appender.main.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n
+"""
+
+
+class CheckFailed(Exception):
+    """A check of the cluster test did not hold."""
+
+
+def log(message: str) -> None:
+    print(f"[cluster {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def one_file(pattern: str, directory: Path) -> Path:
+    found = sorted(p for p in directory.glob(pattern) if not p.name.startswith("original-"))
+    if len(found) != 1:
+        raise SystemExit(f"expected one {directory}/{pattern}, found {found}: build first "
+                         "(make cluster-test builds everything it needs)")
+    return found[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes: every JVM this script starts is registered here and stopped on every exit path.
+
+PROCESSES: list[subprocess.Popen] = []
+
+
+def stop_process(proc: subprocess.Popen, grace: float = 20.0) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def stop_all() -> None:
+    for proc in reversed(PROCESSES):
+        stop_process(proc)
+
+
+def on_signal(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+atexit.register(stop_all)
+for _sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+    signal.signal(_sig, on_signal)
+
+
+# ---------------------------------------------------------------------------------------------
+# FLINK_HOME
+
+
+class FlinkHome:
+    """lib/ (copies of the built jars), conf/, log/, plugins/ for one scenario."""
+
+    def __init__(self, root: Path, lib_jars: list[Path]):
+        if root.exists():
+            shutil.rmtree(root)
+        self.root = root
+        self.lib = root / "lib"
+        self.conf = root / "conf"
+        self.log = root / "log"
+        self.work = root / "work"
+        for d in (self.lib, self.conf, self.log, root / "plugins", self.work / "tmp"):
+            d.mkdir(parents=True)
+        for jar in lib_jars:
+            shutil.copy2(jar, self.lib / jar.name)
+        self.rest_port = free_port()
+        self.rpc_port = free_port()
+        self.warehouse = self.work / "warehouse"
+
+    def write_conf(self, conf_dir: Path, java_nio_opened: bool = True) -> None:
+        """conf/config.yaml for Flink 2.x; Frazil's only line is the java.nio append."""
+        conf_dir.mkdir(parents=True, exist_ok=True)
+        opts = FLINK_JAVA17_OPTS + (" " + FRAZIL_JAVA_OPTS if java_nio_opened else "")
+        settings = {
+            "jobmanager.rpc.address": "127.0.0.1",
+            "jobmanager.rpc.port": self.rpc_port,
+            "jobmanager.bind-host": "127.0.0.1",
+            "jobmanager.memory.process.size": "1024m",
+            "jobmanager.execution.failover-strategy": "region",
+            "taskmanager.host": "127.0.0.1",
+            "taskmanager.bind-host": "127.0.0.1",
+            "taskmanager.numberOfTaskSlots": 1,
+            "taskmanager.memory.process.size": "1536m",
+            "taskmanager.memory.managed.size": "64m",
+            "rest.address": "127.0.0.1",
+            "rest.bind-address": "127.0.0.1",
+            "rest.port": self.rest_port,
+            "parallelism.default": 2,
+            # Seconds, not Flink's 50 s, to notice a killed TaskManager quickly.
+            "heartbeat.interval": 2000,
+            "heartbeat.timeout": 10000,
+            # Fresh checkpoint statistics over REST (the failover scenario times its kill by them).
+            "rest.cache.checkpoint-statistics.timeout": "100ms",
+            "execution.checkpointing.dir": (self.work / "checkpoints").as_uri(),
+            "io.tmp.dirs": str(self.work / "tmp"),
+            "env.java.opts.all": opts,
+        }
+        lines = [f"{key}: {json.dumps(value)}" for key, value in settings.items()]
+        (conf_dir / "config.yaml").write_text("\n".join(lines) + "\n")
+        (conf_dir / "log4j.properties").write_text(LOG4J)
+        (conf_dir / "log4j-cli.properties").write_text(LOG4J)
+
+    @staticmethod
+    def java_opts(conf_dir: Path) -> list[str]:
+        """env.java.opts.all as bin/config.sh reads it from config.yaml."""
+        for line in (conf_dir / "config.yaml").read_text().splitlines():
+            if line.startswith("env.java.opts.all:"):
+                return json.loads(line.split(":", 1)[1]).split()
+        return []
+
+
+class Cluster:
+    """One JobManager and any number of TaskManagers, as bin/jobmanager.sh/taskmanager.sh run them."""
+
+    def __init__(self, home: FlinkHome):
+        self.home = home
+        self.taskmanagers: dict[str, subprocess.Popen] = {}
+        self.env = dict(os.environ, FLINK_HOME=str(home.root), FLINK_CONF_DIR=str(home.conf),
+                        FLINK_LIB_DIR=str(home.lib), FLINK_PLUGINS_DIR=str(home.root / "plugins"))
+        self.classpath = str(home.lib / "*")
+
+    # -- processes --
+
+    def _resource_params(self, command: str, conf_dir: Path) -> tuple[list[str], list[str]]:
+        """JVM memory flags and -D settings from Flink's BashJavaUtils, as bin/ scripts get them."""
+        out = subprocess.run(
+            ["java", "-cp", self.classpath, "org.apache.flink.runtime.util.bash.BashJavaUtils",
+             command, "--configDir", str(conf_dir)],
+            env=self.env, capture_output=True, text=True, timeout=60, check=True).stdout
+        results = [line.split(":", 1)[1] for line in out.splitlines()
+                   if line.startswith("BASH_JAVA_UTILS_EXEC_RESULT:")]
+        require(len(results) >= 2, f"BashJavaUtils {command} printed: {out[-2000:]}")
+        return results[0].split(), results[1].split()
+
+    def _start(self, name: str, main: str, conf_dir: Path, command: str,
+               extra_args: list[str]) -> subprocess.Popen:
+        jvm, dynamic = self._resource_params(command, conf_dir)
+        log_file = self.home.log / f"{name}.log"
+        argv = (["java", *jvm, *FlinkHome.java_opts(conf_dir),
+                 f"-Dlog.file={log_file}",
+                 f"-Dlog4j.configurationFile=file:{conf_dir / 'log4j.properties'}",
+                 "-cp", self.classpath, main, "--configDir", str(conf_dir), *dynamic, *extra_args])
+        out = open(self.home.log / f"{name}.out", "w")
+        proc = subprocess.Popen(argv, cwd=self.home.root, env=self.env, stdout=out,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        out.close()
+        PROCESSES.append(proc)
+        log(f"started {name} (pid {proc.pid})")
+        return proc
+
+    def start_jobmanager(self) -> None:
+        self.jobmanager = self._start(
+            "jobmanager", "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+            self.home.conf, "GET_JM_RESOURCE_PARAMS", [])
+
+    def start_taskmanager(self, name: str, conf_dir: Path | None = None) -> None:
+        self.taskmanagers[name] = self._start(
+            name, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+            conf_dir or self.home.conf, "GET_TM_RESOURCE_PARAMS",
+            ["-D", f"taskmanager.resource-id={name}"])
+
+    def kill_taskmanager(self, name: str) -> None:
+        proc = self.taskmanagers[name]
+        proc.killed_on_purpose = True
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        log(f"killed {name} (pid {proc.pid}) with SIGKILL")
+
+    def stop(self) -> None:
+        for proc in [*self.taskmanagers.values(), getattr(self, "jobmanager", None)]:
+            if proc is not None:
+                stop_process(proc)
+
+    def check_alive(self) -> None:
+        for name, proc in [("jobmanager", self.jobmanager), *self.taskmanagers.items()]:
+            if proc.poll() is not None and not getattr(proc, "killed_on_purpose", False):
+                raise CheckFailed(f"{name} exited with {proc.returncode}; see "
+                                  f"{self.home.log / (name + '.log')}")
+
+    # -- REST --
+
+    def rest(self, path: str) -> dict:
+        url = f"http://127.0.0.1:{self.home.rest_port}{path}"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return json.load(response)
+
+    def wait_for_taskmanagers(self, count: int, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        seen = -1
+        while time.monotonic() < deadline:
+            self.check_alive()
+            try:
+                seen = len(self.rest("/taskmanagers")["taskmanagers"])
+            except OSError:
+                seen = -1
+            if seen >= count:
+                log(f"REST reports {seen} TaskManagers")
+                return
+            time.sleep(1)
+        raise CheckFailed(f"{count} TaskManagers not registered within {timeout:.0f} s "
+                          f"(REST saw {seen})")
+
+    def job_state(self, job_id: str) -> str:
+        return self.rest(f"/jobs/{job_id}")["state"]
+
+    def restarts(self, job_id: str) -> int:
+        """How often the job went RUNNING -> RESTARTING, from the JobManager's log (the
+        numRestarts metric is gone once a job has finished)."""
+        text = (self.home.log / "jobmanager.log").read_text(errors="replace")
+        return len(re.findall(rf"\({job_id}\) switched from state RUNNING to RESTARTING", text))
+
+    def taskmanager_of(self, job_id: str, vertex_prefix: str, timeout: float = 60) -> str:
+        """The resource id of the TaskManager running subtask 0 of a vertex, once it runs."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for vertex in self.rest(f"/jobs/{job_id}")["vertices"]:
+                if vertex["name"].startswith(vertex_prefix):
+                    subtask = self.rest(f"/jobs/{job_id}/vertices/{vertex['id']}")["subtasks"][0]
+                    if subtask["status"] == "RUNNING" and subtask["taskmanager-id"] in self.taskmanagers:
+                        return subtask["taskmanager-id"]
+            time.sleep(0.5)
+        raise CheckFailed(f"job {job_id}: no running vertex {vertex_prefix}... in {timeout:.0f} s")
+
+    def cancel(self, job_id: str) -> None:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.home.rest_port}/jobs/{job_id}?mode=cancel", method="PATCH")
+        with urllib.request.urlopen(request, timeout=10):
+            pass
+
+    # -- the client --
+
+    def run_job(self, name: str, job_jar: Path, main: str, args: list[str],
+                detached: bool = False, timeout: float = 300) -> str:
+        """`flink run [-d] -c main job.jar args`; returns the job id."""
+        log_file = self.home.log / f"client-{name}.log"
+        argv = (["java", *FlinkHome.java_opts(self.home.conf), f"-Dlog.file={log_file}",
+                 f"-Dlog4j.configurationFile=file:{self.home.conf / 'log4j-cli.properties'}",
+                 "-cp", self.classpath, "org.apache.flink.client.cli.CliFrontend", "run",
+                 *(["-d"] if detached else []), "-c", JOB_PACKAGE + main, str(job_jar), *args])
+        started = time.monotonic()
+        result = subprocess.run(argv, cwd=self.home.root, env=self.env, capture_output=True,
+                                text=True, timeout=timeout)
+        (self.home.log / f"client-{name}.out").write_text(result.stdout + result.stderr)
+        match = re.search(r"JobID ([0-9a-f]{32})", result.stdout)
+        if result.returncode != 0 or not match:
+            raise CheckFailed(f"flink run {name} exited {result.returncode}:\n"
+                              f"{(result.stdout + result.stderr)[-4000:]}")
+        job_id = match.group(1)
+        log(f"flink run {name}: job {job_id}, client took {time.monotonic() - started:.1f} s")
+        if not detached:
+            state = self.job_state(job_id)
+            require(state == "FINISHED", f"job {job_id} ({name}) is {state}, not FINISHED")
+        return job_id
+
+    def wait_for_job(self, job_id: str, timeout: float = 300) -> str:
+        deadline = time.monotonic() + timeout
+        state = "?"
+        while time.monotonic() < deadline:
+            self.check_alive()
+            state = self.job_state(job_id)
+            if state in ("FINISHED", "FAILED", "CANCELED"):
+                return state
+            time.sleep(1)
+        raise CheckFailed(f"job {job_id} still {state} after {timeout:.0f} s")
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks
+
+
+def check_table(cluster: Cluster, job_jar: Path, table: str, count: int, start: int = 0,
+                step: int = 1, all_native: bool = True, catalog: list[str] | None = None) -> dict:
+    """Runs TableCheck (job jar + the cluster's lib/) and asserts on what it reports."""
+    argv = ["java", *FlinkHome.java_opts(cluster.home.conf), "-cp",
+            f"{cluster.home.lib}/*:{job_jar}", JOB_PACKAGE + "TableCheck",
+            *(catalog or ["--warehouse", str(cluster.home.warehouse)]), "--table", table,
+            "--count", str(count), "--start", str(start), "--step", str(step)]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    require(bool(lines), f"TableCheck {table} printed no result:\n{result.stdout[-2000:]}"
+                         f"{result.stderr[-4000:]}")
+    facts = json.loads(lines[-1])
+    log(f"table {table}: {facts['rows']} rows (expected {count}), {facts['data_files']} data "
+        f"files, {facts['snapshots']} snapshots, created_by {facts['created_by']}")
+    require(facts["ok"], f"table {table} does not hold exactly the input rows: {facts}")
+    require(facts["data_files"] > 0, f"table {table} has no data files")
+    native = {k: v for k, v in facts["created_by"].items() if k.startswith(CREATED_BY_PREFIX)}
+    require(not all_native or sum(native.values()) == facts["data_files"],
+            f"table {table}: not every data file was written by Frazil: {facts['created_by']}")
+    return facts
+
+
+def check_logs_installed(cluster: Cluster, names: list[str]) -> dict:
+    """Every named TaskManager log has Frazil's bootstrap line; returns 'Frazil wrote' counts."""
+    wrote = {}
+    for name in names:
+        text = (cluster.home.log / f"{name}.log").read_text(errors="replace")
+        require(INSTALLED_LINE in text, f"{name}.log has no '{INSTALLED_LINE}' line")
+        wrote[name] = text.count("Frazil wrote ")
+    log(f"'{INSTALLED_LINE}' in {', '.join(names)}; 'Frazil wrote' lines: {wrote}")
+    return wrote
+
+
+def check_job_jar_clean(job_jar: Path) -> None:
+    """The job jar must not mention Frazil: no class, string or resource."""
+    with zipfile.ZipFile(job_jar) as jar:
+        for entry in jar.namelist():
+            require(b"frazil" not in (entry.encode() + jar.read(entry)).lower(),
+                    f"job jar entry {entry} mentions frazil")
+    log(f"job jar {job_jar.name} has no reference to Frazil")
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios
+
+
+class Inputs:
+    def __init__(self):
+        lib = HERE / "flink-home" / "target" / "lib"
+        self.flink_jars = sorted((lib / "flink").glob("*.jar"))
+        self.extra_jars = sorted((lib / "extra").glob("*.jar"))
+        self.s3_jars = sorted((lib / "s3").glob("*.jar"))
+        if not self.flink_jars or not self.extra_jars:
+            raise SystemExit(f"no jars under {lib}: build first (make cluster-test)")
+        self.frazil_jar = one_file("frazil-flink-runtime-*.jar", REPO / "flink-runtime" / "target")
+        self.job_jar = one_file("iceberg-cluster-job-*.jar", HERE / "job" / "target")
+
+    def lib_jars(self) -> list[Path]:
+        return [*self.flink_jars, *self.extra_jars, self.frazil_jar]
+
+
+def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2,
+                  extra_jars: list[Path] = ()) -> Cluster:
+    home = FlinkHome(BUILD / "run" / scenario, [*inputs.lib_jars(), *extra_jars])
+    home.write_conf(home.conf)
+    cluster = Cluster(home)
+    cluster.start_jobmanager()
+    for i in range(1, taskmanagers + 1):
+        cluster.start_taskmanager(f"taskmanager-{i}")
+    cluster.wait_for_taskmanagers(taskmanagers)
+    return cluster
+
+
+def flink_sink_job(cluster: Cluster, inputs: Inputs, table: str, rows: int) -> dict:
+    cluster.run_job("flinksink", inputs.job_jar, "FlinkSinkJob",
+                    ["--warehouse", str(cluster.home.warehouse), "--table", table,
+                     "--rows", str(rows)])
+    return check_table(cluster, inputs.job_jar, table, rows)
+
+
+def scenario_smoke(inputs: Inputs) -> dict:
+    check_job_jar_clean(inputs.job_jar)
+    cluster = start_cluster(inputs, "smoke")
+    try:
+        facts = flink_sink_job(cluster, inputs, "db.flinksink", 100_000)
+        wrote = check_logs_installed(cluster, list(cluster.taskmanagers))
+        require(sum(wrote.values()) == facts["data_files"],
+                f"'Frazil wrote' lines {wrote} != data files {facts['data_files']}")
+        return {"flinksink": facts, "frazil_wrote_lines": wrote}
+    finally:
+        cluster.stop()
+
+
+def scenario_sinks(inputs: Inputs) -> dict:
+    check_job_jar_clean(inputs.job_jar)
+    cluster = start_cluster(inputs, "sinks")
+    warehouse = str(cluster.home.warehouse)
+    try:
+        results = {"flinksink": flink_sink_job(cluster, inputs, "db.flinksink", 200_000)}
+        rows = 100_000
+        cluster.run_job("dynamic", inputs.job_jar, "DynamicSinkJob",
+                        ["--warehouse", warehouse, "--table", "db.dynamic", "--rows", str(rows)])
+        results["dynamic_even"] = check_table(cluster, inputs.job_jar, "db.dynamic_even",
+                                              rows // 2, start=0, step=2)
+        results["dynamic_odd"] = check_table(cluster, inputs.job_jar, "db.dynamic_odd",
+                                             rows // 2, start=1, step=2)
+        cluster.run_job("sql", inputs.job_jar, "SqlInsertJob",
+                        ["--warehouse", warehouse, "--table", "db.sql_insert", "--rows", str(rows)])
+        results["sql"] = check_table(cluster, inputs.job_jar, "db.sql_insert", rows)
+        wrote = check_logs_installed(cluster, list(cluster.taskmanagers))
+        files = sum(r["data_files"] for r in results.values())
+        require(sum(wrote.values()) == files, f"'Frazil wrote' lines {wrote} != data files {files}")
+        results["frazil_wrote_lines"] = wrote
+        return results
+    finally:
+        cluster.stop()
+
+
+def iceberg_commits(warehouse: Path, table: str) -> int:
+    """Snapshots committed so far, read from the Hadoop catalog's newest metadata file."""
+    metadata = warehouse.joinpath(*table.split(".")) / "metadata"
+    try:
+        version = int((metadata / "version-hint.text").read_text().strip())
+        return len(json.loads((metadata / f"v{version}.metadata.json").read_text())["snapshots"])
+    except (OSError, ValueError):
+        return 0
+
+
+def parquet_files_on_disk(warehouse: Path, table: str) -> int:
+    return len(list((warehouse.joinpath(*table.split(".")) / "data").rglob("*.parquet")))
+
+
+def wait_between_checkpoints(cluster: Cluster, job_id: str, table: str, commits: int,
+                             timeout: float = 120) -> dict:
+    """Waits until the table has `commits` snapshots and the job is mid-way between checkpoints:
+    none in progress and the last one completed 300-700 ms ago (1 s interval)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        stats = cluster.rest(f"/jobs/{job_id}/checkpoints")
+        latest = (stats.get("latest") or {}).get("completed") or {}
+        since_ms = time.time() * 1000 - latest.get("latest_ack_timestamp", 0)
+        if (iceberg_commits(cluster.home.warehouse, table) >= commits
+                and stats["counts"]["in_progress"] == 0 and 300 <= since_ms <= 700):
+            return {"checkpoints_completed": stats["counts"]["completed"],
+                    "ms_since_last_checkpoint": round(since_ms),
+                    "iceberg_commits": iceberg_commits(cluster.home.warehouse, table)}
+        time.sleep(0.05)
+    raise CheckFailed(f"job {job_id}: no quiet moment between checkpoints within {timeout:.0f} s")
+
+
+def scenario_failover(inputs: Inputs) -> dict:
+    """kill -9 a TaskManager mid-run; a replacement takes over; every id is committed once."""
+    cluster = start_cluster(inputs, "failover")
+    table, rows = "db.failover", 60_000
+    try:
+        # ~30 s: one source subtask at 2,000 rows/s (checkpointed NumberSequenceSource splits),
+        # two writers, a checkpoint (and an Iceberg commit) every second.
+        job_id = cluster.run_job(
+            "failover", inputs.job_jar, "FlinkSinkJob",
+            ["--warehouse", str(cluster.home.warehouse), "--table", table, "--rows", str(rows),
+             "--checkpoint-ms", "1000", "--rows-per-second", "2000"], detached=True)
+        victim = cluster.taskmanager_of(job_id, "Source: ids")
+        moment = wait_between_checkpoints(cluster, job_id, table, commits=3)
+        files_before = parquet_files_on_disk(cluster.home.warehouse, table)
+        cluster.kill_taskmanager(victim)
+        log(f"{victim} ran the source; killed at {moment}")
+        cluster.start_taskmanager("taskmanager-3")
+        state = cluster.wait_for_job(job_id, timeout=240)
+        restarts = cluster.restarts(job_id)
+        log(f"job {job_id}: {state} after {restarts} restart(s)")
+        require(state == "FINISHED", f"job {job_id} ended {state}")
+        require(restarts >= 1, f"job {job_id} reports {restarts} restarts; the kill went unnoticed")
+        facts = check_table(cluster, inputs.job_jar, table, rows)
+        on_disk = parquet_files_on_disk(cluster.home.warehouse, table)
+        survivors = [n for n in cluster.taskmanagers if n != victim]
+        wrote = check_logs_installed(cluster, survivors)
+        return {"table": facts, "killed": victim, "kill_moment": moment, "restarts": restarts,
+                "parquet_files_on_disk_before_kill": files_before,
+                "parquet_files_on_disk": on_disk,
+                "uncommitted_files_on_disk": on_disk - facts["data_files"],
+                "frazil_wrote_lines": wrote}
+    finally:
+        cluster.stop()
+
+
+def first_lines(path: Path, pattern: str, count: int = 30) -> str:
+    """The first line matching `pattern` and the lines after it, `count` lines in all."""
+    lines = path.read_text(errors="replace").splitlines()
+    for i, line in enumerate(lines):
+        if re.search(pattern, line):
+            return "\n".join(lines[i:i + count])
+    return ""
+
+
+def mixed_cluster(inputs: Inputs, scenario: str, with_frazil: bool = True) -> Cluster:
+    """taskmanager-1 as configured; taskmanager-2 from conf-no-nio/, whose env.java.opts.all
+    lacks --add-opens=java.base/java.nio=ALL-UNNAMED (an operator who missed the append)."""
+    jars = inputs.lib_jars() if with_frazil else [*inputs.flink_jars, *inputs.extra_jars]
+    home = FlinkHome(BUILD / "run" / scenario, jars)
+    home.write_conf(home.conf)
+    home.write_conf(home.root / "conf-no-nio", java_nio_opened=False)
+    cluster = Cluster(home)
+    cluster.start_jobmanager()
+    cluster.start_taskmanager("taskmanager-1")
+    cluster.start_taskmanager("taskmanager-2", conf_dir=home.root / "conf-no-nio")
+    cluster.wait_for_taskmanagers(2)
+    return cluster
+
+
+def observe_job(cluster: Cluster, name: str, job_jar: Path, main: str, table: str, rows: int,
+                timeout: float, args: list[str] = ()) -> dict:
+    """Submits a job, waits at most `timeout` s, cancels it if it has not ended, and returns
+    what happened."""
+    job_id = cluster.run_job(name, job_jar, main,
+                             ["--warehouse", str(cluster.home.warehouse), "--table", table,
+                              "--rows", str(rows), *args], detached=True)
+    try:
+        state = cluster.wait_for_job(job_id, timeout=timeout)
+    except CheckFailed as e:  # a TaskManager died, or the job did not end in time
+        state = f"{cluster.job_state(job_id)} ({e})"
+        cluster.cancel(job_id)
+    tm_log = cluster.home.log / "taskmanager-2.log"
+    result = {
+        "job": main, "state": state, "restarts": cluster.restarts(job_id),
+        "taskmanager_2_alive": cluster.taskmanagers["taskmanager-2"].poll() is None,
+        "taskmanager_2_frazil_warning": first_lines(tm_log, r" (WARN|ERROR) +io\.frazil", 1),
+        "first_task_failure": first_lines(cluster.home.log / "jobmanager.log",
+                                          r"switched from \w+ to FAILED", 8),
+    }
+    (cluster.home.log / f"{name}-result.json").write_text(json.dumps(result, indent=2))
+    log(f"{name}: {main} {state} after {result['restarts']} restart(s)")
+    return result
+
+
+def scenario_no_add_opens(inputs: Inputs) -> dict:
+    """One TaskManager started without the java.nio add-opens. With the Dynamic Iceberg Sink the
+    job must write every row (that TaskManager falls back to Iceberg's own writer) and its log
+    must say what is missing. FlinkSink is only observed: its committer's Kryo needs java.nio
+    whatever writes the files (see the no-add-opens-stock scenario)."""
+    cluster = mixed_cluster(inputs, "no-add-opens")
+    rows = 100_000
+    try:
+        # 1 s checkpoints: Flink's default restart strategy (exponential delay, no limit)
+        # applies, as in a streaming job, so a failing task restarts rather than ends the job.
+        flinksink = observe_job(cluster, "flinksink", inputs.job_jar, "FlinkSinkJob",
+                                "db.flinksink", rows, timeout=60, args=["--checkpoint-ms", "1000"])
+        # No checkpoints (no restarts): the job must finish on its first attempt.
+        dynamic = observe_job(cluster, "dynamic", inputs.job_jar, "DynamicSinkJob",
+                              "db.dynamic", rows, timeout=180)
+        require(dynamic["state"] == "FINISHED",
+                f"Dynamic sink job ended {dynamic['state']} after {dynamic['restarts']} restarts:"
+                f" {dynamic['first_task_failure'][:3000]}")
+        tables = {}
+        for suffix, start in (("_even", 0), ("_odd", 1)):
+            tables[suffix] = check_table(cluster, inputs.job_jar, "db.dynamic" + suffix,
+                                         rows // 2, start=start, step=2, all_native=False)
+        created_by = [k for facts in tables.values() for k in facts["created_by"]]
+        kinds = {"frazil" if k.startswith(CREATED_BY_PREFIX) else "stock" for k in created_by}
+        require(kinds == {"frazil", "stock"},
+                f"expected Frazil files (taskmanager-1) and stock files (taskmanager-2): "
+                f"{created_by}")
+        warning = dynamic["taskmanager_2_frazil_warning"]
+        require("--add-opens=java.base/java.nio=ALL-UNNAMED" in warning,
+                f"taskmanager-2.log does not say that the java.nio add-opens is missing: "
+                f"{warning!r}")
+        check_logs_installed(cluster, ["taskmanager-1"])
+        return {"dynamic_tables": tables, "dynamic": dynamic, "flinksink_observed": flinksink}
+    finally:
+        cluster.stop()
+
+
+def scenario_no_add_opens_stock(inputs: Inputs) -> dict:
+    """Control for no-add-opens: the same cluster WITHOUT Frazil's jar, FlinkSink observed.
+    Shows what Flink and Iceberg do on their own on a TaskManager without java.nio."""
+    cluster = mixed_cluster(inputs, "no-add-opens-stock", with_frazil=False)
+    try:
+        return {"flinksink_observed": observe_job(
+            cluster, "flinksink", inputs.job_jar, "FlinkSinkJob", "db.flinksink", 100_000,
+            timeout=60, args=["--checkpoint-ms", "1000"])}
+    finally:
+        cluster.stop()
+
+
+MOTO = "moto[server]==5.2.5"
+S3_BUCKET = "warehouse"
+
+
+def start_moto(home: FlinkHome) -> int:
+    """moto's S3 server on 127.0.0.1 from a venv under cluster-test/target (made on first use);
+    returns its port once it answers, with the bucket created."""
+    venv = BUILD / "venv"
+    server = venv / "bin" / "moto_server"
+    if not server.exists():
+        log(f"installing {MOTO} into {venv}")
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True,
+                       timeout=300)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", MOTO], check=True,
+                       timeout=900)
+    port = free_port()
+    out = open(home.log / "moto.out", "w")
+    proc = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=out,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    out.close()
+    PROCESSES.append(proc)
+    deadline = time.monotonic() + 60
+    while True:
+        require(proc.poll() is None, f"moto_server exited {proc.returncode}: see moto.out")
+        try:
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/{S3_BUCKET}", method="PUT")
+            with urllib.request.urlopen(request, timeout=5):
+                break
+        except OSError:
+            require(time.monotonic() < deadline, "moto_server did not answer within 60 s")
+            time.sleep(0.5)
+    log(f"moto S3 server (pid {proc.pid}) on 127.0.0.1:{port}, bucket {S3_BUCKET}")
+    return port
+
+
+def s3_object_sizes(port: int, prefix: str) -> dict[str, int]:
+    """Keys and sizes under a prefix, by S3 ListObjectsV2 (moto accepts unsigned requests)."""
+    url = f"http://127.0.0.1:{port}/{S3_BUCKET}?list-type=2&prefix={prefix}&max-keys=1000"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    keys = re.findall(r"<Key>([^<]+)</Key>", text)
+    sizes = [int(v) for v in re.findall(r"<Size>(\d+)</Size>", text)]
+    return dict(zip(keys, sizes))
+
+
+def scenario_s3(inputs: Inputs) -> dict:
+    """FlinkSink into S3 object storage (moto on 127.0.0.1): Iceberg's S3FileIO with a JDBC
+    catalog on SQLite; data files above 5 MB go up as multipart uploads."""
+    require(len(inputs.s3_jars) == 2, f"S3 jars missing: {inputs.s3_jars}")
+    cluster = start_cluster(inputs, "s3", extra_jars=inputs.s3_jars)
+    table, rows = "db.s3", 1_000_000
+    try:
+        port = start_moto(cluster.home)
+        props = {
+            "uri": "jdbc:sqlite:" + str(cluster.home.work / "catalog.db"),
+            "jdbc.schema-version": "V1",
+            "io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+            "s3.endpoint": f"http://127.0.0.1:{port}",
+            "s3.path-style-access": "true",
+            "s3.access-key-id": "test",
+            "s3.secret-access-key": "test",
+            "client.region": "us-east-1",
+            # 5 MB parts (S3's minimum) from the first part on, so data files use multipart.
+            "s3.multipart.part-size-bytes": str(5 * 1024 * 1024),
+            "s3.multipart.threshold": "1.0",
+        }
+        catalog = ["--warehouse", f"s3://{S3_BUCKET}/wh", "--catalog-impl",
+                   "org.apache.iceberg.jdbc.JdbcCatalog",
+                   "--catalog-props", ",".join(f"{k}={v}" for k, v in props.items())]
+        # Unpartitioned, two writers: two data files of several MB each.
+        cluster.run_job("s3", inputs.job_jar, "FlinkSinkJob",
+                        [*catalog, "--table", table, "--rows", str(rows), "--partitioned", "false"])
+        facts = check_table(cluster, inputs.job_jar, table, rows, catalog=catalog)
+        objects = s3_object_sizes(port, "wh/db/s3/data/")
+        moto_log = (cluster.home.log / "moto.out").read_text(errors="replace")
+        parts = len(re.findall(r"PUT /[^ ]*/data/[^ ]*partNumber=", moto_log))
+        log(f"S3 data objects: {objects}; {parts} multipart part uploads")
+        require(len(objects) >= facts["data_files"], f"data files not in S3: {objects}")
+        require(parts >= 2, f"no multipart upload seen in {cluster.home.log / 'moto.out'}")
+        wrote = check_logs_installed(cluster, list(cluster.taskmanagers))
+        return {"table": facts, "s3_data_objects": objects, "multipart_part_uploads": parts,
+                "frazil_wrote_lines": wrote, "moto": MOTO}
+    finally:
+        cluster.stop()
+
+
+SCENARIOS = {
+    "smoke": scenario_smoke,
+    "sinks": scenario_sinks,
+    "failover": scenario_failover,
+    "no-add-opens": scenario_no_add_opens,
+    "no-add-opens-stock": scenario_no_add_opens_stock,
+    "s3": scenario_s3,
+}
+GROUPS = {"all": ["sinks", "failover", "no-add-opens", "s3"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenarios", nargs="*", default=["all"],
+                        help=f"{', '.join(SCENARIOS)} or all (default)")
+    names = []
+    for name in parser.parse_args().scenarios:
+        names.extend(GROUPS.get(name, [name]))
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario(s) {unknown}")
+    inputs = Inputs()
+    log(f"lib/: {len(inputs.flink_jars)} Flink jars + {[j.name for j in inputs.extra_jars]} + "
+        f"{inputs.frazil_jar.name}")
+    summary = {}
+    failed = False
+    for name in names:
+        started = time.monotonic()
+        try:
+            summary[name] = {"ok": True, **SCENARIOS[name](inputs)}
+        except Exception as e:  # noqa: BLE001 - every failure is reported, then the next scenario runs
+            failed = True
+            summary[name] = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+            log(f"FAILED {name}: {type(e).__name__}: {e}")
+        summary[name]["seconds"] = round(time.monotonic() - started, 1)
+        log(f"{name}: {'ok' if summary[name]['ok'] else 'FAILED'} in "
+            f"{summary[name]['seconds']} s (logs: {BUILD / 'run' / name / 'log'})")
+    BUILD.mkdir(exist_ok=True)
+    (BUILD / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"results: {BUILD / 'results.json'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
