@@ -27,7 +27,7 @@ demo: jvm
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
-	run-validate-smoke
+	run-validate-smoke run-soak-smoke run-cluster-test-smoke
 
 lint:
 	$(CARGO) fmt --all -- --check
