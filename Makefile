@@ -3,7 +3,7 @@
 MVN ?= mvn -B -ntp
 CARGO ?= cargo
 
-.PHONY: all native jvm demo test test-rust test-java lint format bench-smoke clean
+.PHONY: all native jvm demo test fuzz test-rust test-java lint format bench-smoke clean
 
 all: jvm
 
@@ -28,6 +28,16 @@ demo: jvm
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
 	run-validate-smoke run-soak-smoke run-cluster-test-smoke
+
+## Randomized parity only (TestRandomizedParity; `make test` runs it with 60 cases, seed 20251201):
+## CASES random schemas x rows x write.parquet.* x metrics settings from SEED (random when unset).
+## A failing case prints its seed and `make fuzz SEED=<seed> CASES=1`.
+CASES ?= 150
+SEED ?= $(shell od -An -N8 -td8 /dev/urandom | tr -d ' ')
+fuzz: native
+	@echo "fuzz: CASES=$(CASES) SEED=$(SEED)"
+	$(MVN) -pl java-bridge -am test -Dtest=TestRandomizedParity -Dsurefire.failIfNoSpecifiedTests=false \
+		-Dfrazil.fuzz.cases=$(CASES) -Dfrazil.fuzz.seed=$(SEED)
 
 lint:
 	$(CARGO) fmt --all -- --check

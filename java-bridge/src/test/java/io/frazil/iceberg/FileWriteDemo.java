@@ -89,7 +89,7 @@ public final class FileWriteDemo {
     boolean rowsEqual = stockRows.equals(frazilRows) && stockRows.size() == rowCount;
     boolean metricsEqual = true;
     try {
-      TestParquetParity.assertSameMetrics(stock.metrics, frazil.metrics);
+      ParityAssertions.assertSameMetrics(stock.metrics, frazil.metrics);
     } catch (AssertionError e) {
       metricsEqual = false;
       System.out.println("Metrics differ: " + e.getMessage());

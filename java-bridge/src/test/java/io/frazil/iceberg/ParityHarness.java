@@ -47,13 +47,24 @@ final class ParityHarness {
   static Written writeFrazil(
       File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
       throws IOException {
+    return writeFrazil(file, schema, rows, props, config, 1000);
+  }
+
+  static Written writeFrazil(
+      File file,
+      Schema schema,
+      List<RowData> rows,
+      Map<String, String> props,
+      MetricsConfig config,
+      int batchRows)
+      throws IOException {
     FrazilParquetAppender appender =
         FrazilParquet.write(Files.localOutput(file))
             .schema(schema)
             .setAll(props)
             .metricsConfig(config)
             .overwrite()
-            .batchRows(1000)
+            .batchRows(batchRows)
             .buildRowData();
     return finish(file, appender, rows);
   }

@@ -41,10 +41,21 @@ public final class RowDataGenerator {
 
   private final Random random;
   private final double nullRate;
+  private final boolean extremes;
 
   public RowDataGenerator(long seed, double nullRate) {
+    this(seed, nullRate, false);
+  }
+
+  /**
+   * With {@code extremes}, values also include ±∞ and the float/double limits, long (~1-2 kB)
+   * strings and binaries, and lists/maps of up to 20 entries (the default stream stays as it was,
+   * so existing fixed-seed tests keep their rows).
+   */
+  public RowDataGenerator(long seed, double nullRate, boolean extremes) {
     this.random = new Random(seed);
     this.nullRate = nullRate;
+    this.extremes = extremes;
   }
 
   public List<RowData> rows(Schema schema, int count) {
@@ -80,8 +91,30 @@ public final class RowDataGenerator {
       case LONG:
         return pick(Long.MIN_VALUE, Long.MAX_VALUE, 0L, -1L, random.nextLong());
       case FLOAT:
+        if (extremes && random.nextInt(4) == 0) {
+          return pick(
+              Float.POSITIVE_INFINITY,
+              Float.MAX_VALUE,
+              -Float.MAX_VALUE,
+              Float.MIN_VALUE,
+              -Float.MIN_VALUE,
+              Float.NaN,
+              -0.0f,
+              Float.intBitsToFloat(random.nextInt()));
+        }
         return pick(Float.NaN, -0.0f, 0.0f, Float.NEGATIVE_INFINITY, random.nextFloat() * 100 - 50);
       case DOUBLE:
+        if (extremes && random.nextInt(4) == 0) {
+          return pick(
+              Double.POSITIVE_INFINITY,
+              Double.NEGATIVE_INFINITY,
+              -Double.MAX_VALUE,
+              Double.MIN_VALUE,
+              -Double.MIN_VALUE,
+              Double.NaN,
+              -0.0d,
+              Double.longBitsToDouble(random.nextLong()));
+        }
         return pick(Double.NaN, -0.0d, 0.0d, Double.MAX_VALUE, random.nextGaussian() * 1e6);
       case DATE:
         return random.nextInt(40000) - 10000;
@@ -94,6 +127,9 @@ public final class RowDataGenerator {
         return TimestampData.fromEpochMillis(
             random.nextLong() % 4_000_000_000_000L, random.nextInt(1_000_000));
       case STRING:
+        if (extremes && random.nextInt(50) == 0) {
+          return StringData.fromString(longString());
+        }
         return StringData.fromString(
             random.nextInt(3) == 0
                 ? WORDS[random.nextInt(WORDS.length)]
@@ -103,6 +139,9 @@ public final class RowDataGenerator {
       case FIXED:
         return bytes(((Types.FixedType) type).length());
       case BINARY:
+        if (extremes && random.nextInt(50) == 0) {
+          return bytes(1_000 + random.nextInt(500));
+        }
         return bytes(random.nextInt(24));
       case DECIMAL:
         return decimal((Types.DecimalType) type);
@@ -111,7 +150,7 @@ public final class RowDataGenerator {
       case LIST:
         {
           Types.ListType list = type.asListType();
-          Object[] elements = new Object[random.nextInt(4)];
+          Object[] elements = new Object[collectionSize()];
           for (int i = 0; i < elements.length; i += 1) {
             elements[i] = field(list.fields().get(0));
           }
@@ -121,7 +160,7 @@ public final class RowDataGenerator {
         {
           Types.MapType map = type.asMapType();
           Map<Object, Object> entries = Maps.newLinkedHashMap();
-          int size = random.nextInt(4);
+          int size = collectionSize();
           for (int i = 0; i < size; i += 1) {
             entries.put(value(map.keyType()), field(map.fields().get(1)));
           }
@@ -130,6 +169,29 @@ public final class RowDataGenerator {
       default:
         throw new UnsupportedOperationException("No generator for " + type);
     }
+  }
+
+  private int collectionSize() {
+    if (extremes && random.nextInt(10) == 0) {
+      return random.nextInt(21);
+    }
+    return random.nextInt(4);
+  }
+
+  /**
+   * About 600 characters (at most ~1.8 kB of UTF-8): a run of one word (long equal prefixes for
+   * bounds) or mixed words. Not 10 kB: when a chunk's min + max exceed parquet-java's 4,096-byte
+   * statistics limit stock drops the chunk statistics and its Metrics lose that column's value and
+   * null counts, while Frazil keeps them (a parity mismatch found by TestRandomizedParity).
+   */
+  private String longString() {
+    StringBuilder out = new StringBuilder();
+    boolean run = random.nextBoolean();
+    String unit = WORDS[1 + random.nextInt(WORDS.length - 1)];
+    while (out.length() < 600) {
+      out.append(run ? unit : WORDS[random.nextInt(WORDS.length)]);
+    }
+    return out.toString();
   }
 
   private DecimalData decimal(Types.DecimalType type) {
