@@ -53,7 +53,9 @@ final class NativeFileWriter implements AutoCloseable {
       Data.exportSchema(allocator, arrowSchema, null, exportedSchema);
       this.nativeWriter =
           NativeParquetWriter.open(
-              exportedSchema.memoryAddress(), SchemaParser.toJson(schema), properties);
+              exportedSchema.memoryAddress(),
+              SchemaParser.toJson(schema),
+              ParquetColumnNames.rename(schema, properties));
     } finally {
       try {
         releaseIfNotTaken(exportedSchema);
