@@ -246,8 +246,9 @@ pub struct ColumnParallelEncoder<W: Write + Send> {
     /// Largest growth of that memory from one batch to the next, in this row group.
     max_growth: usize,
     threads: usize,
-    /// Set once a failure was reported: the file cannot be finished correctly.
-    failed: bool,
+    /// The first failure reported, as text: the file cannot be finished correctly, and every
+    /// later call says why (a fresh error each time; the Java side holds the first one).
+    failed: Option<String>,
 }
 
 impl<W: Write + Send> ColumnParallelEncoder<W> {
@@ -272,7 +273,7 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             last_memory: None,
             max_growth: 0,
             threads: pool::threads(),
-            failed: false,
+            failed: None,
         })
     }
 
@@ -367,10 +368,10 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
 
     /// Reports a lane's failure once; afterwards every call fails.
     fn check_failures(&mut self) -> Result<()> {
-        if self.failed {
-            return Err(NativeError::InvalidState(
-                "an earlier batch of this file failed to encode".into(),
-            ));
+        if let Some(first) = &self.failed {
+            return Err(NativeError::InvalidState(format!(
+                "an earlier batch of this file failed to encode: {first}"
+            )));
         }
         let failure = self
             .lanes
@@ -379,7 +380,7 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             .find_map(|lane| lane.lock().failure.take());
         match failure {
             Some(e) => {
-                self.failed = true;
+                self.failed = Some(e.to_string());
                 Err(e)
             }
             None => Ok(()),
@@ -455,8 +456,8 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             let mut all = close(first)?;
             for handle in others {
                 let closed = handle.join().unwrap_or_else(|_| {
-                    Err(NativeError::InvalidState(
-                        "a column encoder thread panicked".into(),
+                    Err(NativeError::Panicked(
+                        "native panic while closing a column chunk".into(),
                     ))
                 })?;
                 all.extend(closed);
@@ -588,14 +589,21 @@ mod tests {
             .store(true, std::sync::atomic::Ordering::SeqCst);
         let done = encoder.write(&batch(1)).unwrap().unwrap();
         done.wait();
-        let error = encoder.sync().unwrap_err().to_string();
+        let error = encoder.sync().unwrap_err();
+        // A panic is an encoder failure (Java: NativeWriterException), not a misuse of the writer.
+        assert!(matches!(error, NativeError::Panicked(_)), "{error:?}");
+        let error = error.to_string();
         assert!(
             error.contains("native panic while encoding a column: injected encoder panic"),
             "{error}"
         );
         // The file cannot be finished any more, and says so.
         let later = encoder.write(&batch(2)).unwrap_err().to_string();
-        assert!(later.contains("earlier batch"), "{later}");
+        assert!(
+            later.contains("earlier batch")
+                && later.contains("native panic while encoding a column: injected encoder panic"),
+            "the later error names the first: {later}"
+        );
         assert!(encoder.finish().is_err());
     }
 

@@ -32,6 +32,11 @@ pub enum NativeError {
         source: ArrowError,
     },
 
+    /// Native code panicked (on an encoder thread, or while closing a column chunk); reported
+    /// like an encoder failure, never as a misuse of the writer.
+    #[error("{0}")]
+    Panicked(String),
+
     /// The Parquet encoder failed while `context`.
     #[error("{context}: {source}")]
     Parquet {
@@ -56,7 +61,7 @@ impl NativeError {
 
     /// A panic caught on an encoder thread while `context`, reported like any other failure.
     pub(crate) fn panicked(context: &str, payload: &(dyn Any + Send)) -> Self {
-        NativeError::InvalidState(format!(
+        NativeError::Panicked(format!(
             "native panic while {context}: {}",
             panic_text(payload)
         ))

@@ -8,7 +8,7 @@
 //! | `InvalidArgument`, `Arrow`             | `java.lang.IllegalArgumentException`        |
 //! | `InvalidState`                         | `java.lang.IllegalStateException`           |
 //! | `Unsupported`                          | `java.lang.UnsupportedOperationException`   |
-//! | `Parquet`, any panic                   | `io.frazil.jni.NativeWriterException`       |
+//! | `Parquet`, `Panicked`, any panic       | `io.frazil.jni.NativeWriterException`       |
 //!
 //! An exception already pending (for example one raised by a JNI call inside the body) is left
 //! alone rather than replaced. Imported Arrow values are dropped when the body returns, before
@@ -61,7 +61,7 @@ fn java_class(err: &NativeError) -> &'static str {
         }
         NativeError::InvalidState(_) => "java/lang/IllegalStateException",
         NativeError::Unsupported(_) => "java/lang/UnsupportedOperationException",
-        NativeError::Parquet { .. } => NATIVE_WRITER_EXCEPTION,
+        NativeError::Parquet { .. } | NativeError::Panicked(_) => NATIVE_WRITER_EXCEPTION,
     }
 }
 
@@ -107,5 +107,25 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
         std::mem::forget(payload);
         throw(env, NATIVE_WRITER_EXCEPTION, message);
         Ok(T::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_and_encoder_failures_map_to_native_writer_exception() {
+        let panicked = NativeError::panicked("encoding a column", &"boom");
+        assert_eq!(java_class(&panicked), NATIVE_WRITER_EXCEPTION);
+        let parquet = NativeError::parquet(
+            "closing a row group",
+            parquet::errors::ParquetError::General("bad".into()),
+        );
+        assert_eq!(java_class(&parquet), NATIVE_WRITER_EXCEPTION);
+        assert_eq!(
+            java_class(&NativeError::InvalidState("closed".into())),
+            "java/lang/IllegalStateException"
+        );
     }
 }

@@ -141,6 +141,13 @@ public final class FrazilFlink {
     }
   }
 
+  /** {@link #logOnce(String, String)} with the cause's stack trace. */
+  static void logOnce(String reasonKey, String message, Throwable cause) {
+    if (LOGGED_REASONS.add(reasonKey)) {
+      LOG.warn("{} (logged once)", message, cause);
+    }
+  }
+
   /** True when the native library can be loaded; logs the reason once when it cannot. */
   static boolean nativeAvailable() {
     if (NativeLoader.isAvailable()) {

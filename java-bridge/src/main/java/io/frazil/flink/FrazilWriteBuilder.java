@@ -1,6 +1,7 @@
 package io.frazil.flink;
 
 import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.FrazilParquet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -161,6 +162,13 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
     }
     if (!FrazilFlink.nativeAvailable()) {
       return "native library unavailable";
+    }
+    if (ArrowMemory.accessProblem() != null) {
+      FrazilFlink.logOnce(
+          "arrow-access",
+          ArrowMemory.accessAdvice() + "; Iceberg data files are written by the stock writer",
+          ArrowMemory.accessProblem());
+      return "Arrow cannot export batches in this JVM";
     }
     return null;
   }

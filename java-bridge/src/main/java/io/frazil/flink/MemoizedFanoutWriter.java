@@ -60,7 +60,8 @@ final class MemoizedFanoutWriter extends BaseTaskWriter<RowData> {
       } catch (IOException | RuntimeException e) {
         if (failure == null) {
           failure = e instanceof IOException ? (IOException) e : new IOException(e);
-        } else {
+        } else if (e != failure && e != failure.getCause()) {
+          // The same exception twice would be self-suppression, or a cycle through the cause.
           failure.addSuppressed(e);
         }
       }

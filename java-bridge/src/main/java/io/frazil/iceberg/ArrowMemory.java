@@ -1,5 +1,6 @@
 package io.frazil.iceberg;
 
+import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -7,9 +8,18 @@ import org.apache.arrow.memory.RootAllocator;
  * The process-wide Arrow root allocator of the bridge. Each writer takes a child of it, so a leak
  * is attributable to one file and the root's allocated bytes return to zero when all writers are
  * closed (tests assert this).
+ *
+ * <p>Also the one check that Arrow can hand batches to native code in this JVM at all: the C Data
+ * Interface views its structs through {@code java.nio} internals, which Java 17 opens only with
+ * {@value #ADD_OPENS}.
  */
 public final class ArrowMemory {
+  /** The JVM option Arrow needs, exactly as it must be written. */
+  public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+
   private static final BufferAllocator ROOT = new RootAllocator();
+  private static volatile Throwable accessProblem = null;
+  private static volatile boolean probed = false;
 
   private ArrowMemory() {}
 
@@ -21,5 +31,53 @@ public final class ArrowMemory {
   /** Bytes currently held by all bridge writers. */
   public static long allocatedBytes() {
     return ROOT.getAllocatedMemory();
+  }
+
+  /**
+   * Why Arrow's C Data export cannot work in this JVM (typically: {@value #ADD_OPENS} is missing),
+   * or null when it can. Probed once per process, on a private allocator.
+   */
+  public static Throwable accessProblem() {
+    if (!probed) {
+      synchronized (ArrowMemory.class) {
+        if (!probed) {
+          accessProblem = probeAccess();
+          probed = true;
+        }
+      }
+    }
+    return accessProblem;
+  }
+
+  /** The message that says what is missing and how to fix it. */
+  public static String accessAdvice() {
+    return "Frazil cannot hand Arrow batches to its native encoder in this JVM: start it with "
+        + ADD_OPENS
+        + " (on a Flink cluster, append it to env.java.opts.all in config.yaml; keep the options"
+        + " already there)";
+  }
+
+  /** Throws an {@link IllegalStateException} naming the fix, with the real cause, if needed. */
+  static void checkAccess() {
+    Throwable problem = accessProblem();
+    if (problem != null) {
+      throw new IllegalStateException(accessAdvice() + ". Cause: " + problem, problem);
+    }
+  }
+
+  private static Throwable probeAccess() {
+    // Exactly what every writer does first: allocate a C Data struct and read it. A failed probe
+    // leaves its few bytes in its own allocator, which is dropped unclosed (closing it would only
+    // log a leak report that hides the real problem).
+    BufferAllocator probe = new RootAllocator(4096);
+    try {
+      ArrowSchema struct = ArrowSchema.allocateNew(probe);
+      struct.snapshot();
+      struct.close();
+    } catch (Throwable t) {
+      return t;
+    }
+    probe.close();
+    return null;
   }
 }

@@ -31,7 +31,7 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
   private BufferAllocator exportAllocator;
   private long rowCount = 0L;
   private boolean closed = false;
-  private RuntimeException failure = null;
+  private Throwable failure = null;
   private Metrics metrics;
   private List<Long> splitOffsets;
   private long length = 0L;
@@ -52,8 +52,9 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
   @Override
   public void add(VectorSchemaRoot root) {
     Preconditions.checkState(!closed, "Cannot add a batch: the appender for %s is closed", file);
-    Preconditions.checkState(
-        failure == null, "Cannot add a batch: an earlier write to %s failed", file);
+    if (failure != null) {
+      throw Failures.refused("add a batch", file.location(), failure);
+    }
     if (root.getRowCount() == 0) {
       return;
     }
@@ -61,6 +62,7 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
       // C Data export goes through the batch's own allocator root (arrow-java requires it).
       BufferAllocator allocator = root.getFieldVectors().get(0).getAllocator();
       if (fileWriter == null) {
+        ArrowMemory.checkAccess();
         this.exportAllocator =
             allocator.newChildAllocator("frazil:" + file.location(), 0, Long.MAX_VALUE);
         this.fileWriter =
@@ -68,9 +70,10 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
       }
       fileWriter.write(root, allocator, 0, 0L);
       rowCount += root.getRowCount();
-    } catch (RuntimeException e) {
-      this.failure = e;
-      throw e;
+    } catch (Throwable t) {
+      Throwable thrown = Failures.ordinary(t, "adding a batch to " + file.location());
+      this.failure = thrown;
+      throw Failures.rethrow(thrown);
     }
   }
 
@@ -96,29 +99,42 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
       return;
     }
     this.closed = true;
+    if (failure != null) {
+      // Even a failure before the first row reached the encoder (the file may exist, empty):
+      // nothing of this appender may be reported as a data file.
+      IOException refused = Failures.cannotFinish(file.location(), failure);
+      Failures.cleanUpAfter(refused, this::release);
+      throw refused;
+    }
     try {
-      if (failure != null && rowCount > 0) {
-        throw new IOException(
-            "Cannot finish " + file.location() + ": an earlier write failed", failure);
-      }
       if (rowCount == 0) {
         // No row ever reached the encoder: like stock Iceberg, create no file.
         this.metrics = new Metrics(0L, null, null, null, null);
-        return;
+      } else {
+        NativeFileSummary summary = fileWriter.finish();
+        this.length = summary.fileSize();
+        this.splitOffsets = summary.splitOffsets();
+        this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
       }
-      NativeFileSummary summary = fileWriter.finish();
-      this.length = summary.fileSize();
-      this.splitOffsets = summary.splitOffsets();
-      this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
+    } catch (Throwable t) {
+      Throwable thrown = Failures.ordinary(t, "finishing " + file.location());
+      Failures.cleanUpAfter(thrown, this::release);
+      if (thrown instanceof IOException) {
+        throw (IOException) thrown;
+      }
+      throw Failures.rethrow(thrown);
+    }
+    release();
+  }
+
+  private void release() {
+    try {
+      if (fileWriter != null) {
+        fileWriter.close();
+      }
     } finally {
-      try {
-        if (fileWriter != null) {
-          fileWriter.close();
-        }
-      } finally {
-        if (exportAllocator != null) {
-          exportAllocator.close();
-        }
+      if (exportAllocator != null) {
+        exportAllocator.close();
       }
     }
   }

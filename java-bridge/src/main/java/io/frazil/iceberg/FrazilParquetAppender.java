@@ -60,7 +60,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
   private NativeFileWriter fileWriter;
   private long rowCount = 0L;
   private boolean closed = false;
-  private RuntimeException failure = null;
+  private Throwable failure = null;
   private Metrics metrics;
   private List<Long> splitOffsets;
   private long length = 0L;
@@ -85,8 +85,9 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
   @Override
   public void add(RowData row) {
     Preconditions.checkState(!closed, "Cannot add a row: the appender for %s is closed", file);
-    Preconditions.checkState(
-        failure == null, "Cannot add a row: an earlier write to %s failed", file);
+    if (failure != null) {
+      throw Failures.refused("add a row", file.location(), failure);
+    }
     try {
       if (batch == null) {
         open();
@@ -96,10 +97,12 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       if (batch.rowCount() >= batchRows) {
         flushBatch();
       }
-    } catch (RuntimeException e) {
-      // The batch may hold part of this row: the file can no longer be finished correctly.
-      this.failure = e;
-      throw e;
+    } catch (Throwable t) {
+      // The batch may hold part of this row: the file can no longer be finished correctly. Errors
+      // count too (an OutOfMemoryError halfway through a row leaves the same torn batch).
+      Throwable thrown = Failures.ordinary(t, "adding a row to " + file.location());
+      this.failure = thrown;
+      throw Failures.rethrow(thrown);
     }
   }
 
@@ -137,9 +140,11 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     }
     this.closed = true;
     if (failure != null) {
-      release();
-      throw new IOException(
-          "Cannot finish " + file.location() + ": an earlier write failed", failure);
+      // A fresh exception that names the failure: the caller already holds the original and may
+      // attach this one to it as suppressed (see Failures).
+      IOException refused = Failures.cannotFinish(file.location(), failure);
+      Failures.cleanUpAfter(refused, this::release);
+      throw refused;
     }
     if (fileWriter == null) {
       this.metrics = EMPTY_METRICS;
@@ -155,20 +160,29 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
       LOG.info(
           "Frazil wrote {} ({} rows, {} bytes)", file.location(), rowCount, summary.fileSize());
-    } finally {
-      release();
+    } catch (Throwable t) {
+      Throwable thrown = Failures.ordinary(t, "finishing " + file.location());
+      this.failure = thrown;
+      Failures.cleanUpAfter(thrown, this::release);
+      if (thrown instanceof IOException) {
+        throw (IOException) thrown;
+      }
+      throw Failures.rethrow(thrown);
     }
+    release();
   }
 
   private void open() {
+    ArrowMemory.checkAccess();
     this.allocator = ArrowMemory.newWriterAllocator("frazil:" + file.location());
     try {
       this.batches = new RowDataArrowWriter[BATCHES_IN_FLIGHT + 1];
       this.batch = batches[0] = new RowDataArrowWriter(schema, flinkType, allocator);
       this.fileWriter = new NativeFileWriter(file, schema, properties, overwrite, allocator);
-    } catch (RuntimeException e) {
-      release();
-      throw e;
+    } catch (Throwable t) {
+      // What failed is what the caller must see; a leak found while releasing is attached to it.
+      Failures.cleanUpAfter(t, this::release);
+      throw t;
     }
   }
 

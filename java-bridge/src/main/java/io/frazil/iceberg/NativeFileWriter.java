@@ -19,9 +19,10 @@ import org.apache.iceberg.io.PositionOutputStream;
 /**
  * One data file being encoded natively and written to an Iceberg {@link OutputFile}.
  *
- * <p>Batches cross to native code through the C Data Interface and are encoded synchronously; after
- * each batch the encoded bytes that native code has ready are copied to the file's stream, so the
- * output never bypasses Iceberg's FileIO (or its stream encryption). Not thread-safe.
+ * <p>Batches cross to native code through the C Data Interface and are encoded on the native
+ * encoder threads, up to {@code keep} batches behind the caller (see {@link #write}); after each
+ * batch the encoded bytes that native code has ready are copied to the file's stream, so the output
+ * never bypasses Iceberg's FileIO (or its stream encryption). Not thread-safe.
  */
 final class NativeFileWriter implements AutoCloseable {
   /** Reused copy buffer per thread: writers are thread-confined and copy synchronously. */
@@ -54,17 +55,25 @@ final class NativeFileWriter implements AutoCloseable {
           NativeParquetWriter.open(
               exportedSchema.memoryAddress(), SchemaParser.toJson(schema), properties);
     } finally {
-      releaseIfNotTaken(exportedSchema);
-      exportedSchema.close();
+      try {
+        releaseIfNotTaken(exportedSchema);
+      } finally {
+        exportedSchema.close();
+      }
     }
-    this.exportedBatch = ArrowArray.allocateNew(allocator);
+    try {
+      this.exportedBatch = ArrowArray.allocateNew(allocator);
+    } catch (Throwable t) {
+      Failures.cleanUpAfter(t, nativeWriter::close);
+      throw t;
+    }
     // Create the file now (the first row has arrived): Iceberg's task writers expect a file they
     // are writing to exist, e.g. so that abort() finds and deletes it.
     try {
       stream();
-    } catch (RuntimeException e) {
-      close();
-      throw e;
+    } catch (Throwable t) {
+      Failures.cleanUpAfter(t, this::close);
+      throw t;
     }
   }
 
@@ -129,8 +138,11 @@ final class NativeFileWriter implements AutoCloseable {
   @Override
   public void close() {
     try {
-      nativeWriter.close();
-      exportedBatch.close();
+      try {
+        nativeWriter.close();
+      } finally {
+        exportedBatch.close();
+      }
     } finally {
       if (out != null) {
         try {

@@ -24,8 +24,9 @@ import java.util.Properties;
  *       class loaders or two versions never share a file, and deleted right after loading.
  * </ol>
  *
- * <p>A failure is remembered and rethrown on every later call, naming each attempt. After loading,
- * the native {@code version()} must equal this jar's version.
+ * <p>A failure is remembered: the first call throws it (naming each attempt), every later call a
+ * new {@link UnsatisfiedLinkError} that names it. After loading, the native {@code nativeVersion()}
+ * must equal this jar's version.
  */
 public final class NativeLoader {
   /** Explicit path of the native library. */
@@ -51,7 +52,10 @@ public final class NativeLoader {
         return;
       }
       if (failure != null) {
-        throw rethrow(failure);
+        // A fresh error each time, naming the first: one shared Throwable thrown into many tasks
+        // would collect their suppressed exceptions (and could end up in a cycle with them).
+        throw new UnsatisfiedLinkError(
+            "The Frazil native library failed to load earlier in this process: " + failure);
       }
       try {
         loadOnce();

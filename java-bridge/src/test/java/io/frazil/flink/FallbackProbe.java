@@ -24,7 +24,14 @@ public final class FallbackProbe {
     FileSystem.initialize(new Configuration(), null);
     Table table =
         FlinkJobs.createTable(warehouse, "fallback", FlinkJobs.Partitioning.BUCKET, 2, Map.of());
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2);
+    // Optional "chained": parallelism 1 and object reuse, so no record is ever serialized (Flink's
+    // Kryo copy of Iceberg's write results needs java.nio opened just as Arrow does).
+    boolean chained = args.length > 1 && "chained".equals(args[1]);
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.createLocalEnvironment(chained ? 1 : 2);
+    if (chained) {
+      env.getConfig().enableObjectReuse();
+    }
     env.enableCheckpointing(200);
     DataStream<RowData> input =
         env.fromData(FlinkJobs.rows(0, 500, "a"), InternalTypeInfo.of(FlinkJobs.ROW_TYPE));

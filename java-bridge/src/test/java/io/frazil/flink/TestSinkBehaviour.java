@@ -201,6 +201,43 @@ public class TestSinkBehaviour {
   }
 
   @Test
+  public void aJvmWithoutArrowsAddOpensFallsBackToTheStockWriterWithOneWarning() throws Exception {
+    // A TaskManager whose env.java.opts.all lost the java.nio line: Frazil's writer steps aside,
+    // the job runs on Iceberg's writer (chained and with object reuse, because Flink's own Kryo
+    // copy of Iceberg's write results needs the same line), and the log says once what is missing
+    // and how to fix it.
+    File warehouseDir = new File(warehouse, "no-add-opens");
+    File log = new File(warehouse, "no-add-opens.log");
+    Process process =
+        new ProcessBuilder(
+                System.getProperty("java.home") + "/bin/java",
+                "-cp",
+                System.getProperty("java.class.path"),
+                FallbackProbe.class.getName(),
+                warehouseDir.getAbsolutePath(),
+                "chained")
+            .redirectErrorStream(true)
+            .redirectOutput(log)
+            .start();
+    try {
+      assertThat(process.waitFor(180, TimeUnit.SECONDS)).as("the probe finished").isTrue();
+    } finally {
+      process.destroyForcibly();
+    }
+    String output = java.nio.file.Files.readString(log.toPath(), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(output).isZero();
+    assertThat(output)
+        .contains("rows=500")
+        .contains("created_by=parquet-mr")
+        .doesNotContain("created_by=frazil")
+        .doesNotContain("Memory was leaked")
+        .doesNotContain("FATAL");
+    assertThat(output.split("append it to env.java.opts.all", -1))
+        .as("the warning is logged once: %s", output)
+        .hasSize(2);
+  }
+
+  @Test
   public void missingNativeLibraryFallsBackWithOneWarning() throws Exception {
     File warehouseDir = new File(warehouse, "fallback");
     String java = System.getProperty("java.home") + "/bin/java";

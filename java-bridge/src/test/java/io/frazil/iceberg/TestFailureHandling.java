@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.frazil.arrow.IcebergArrowSchema;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.ExceptionGraph;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,11 +56,150 @@ public class TestFailureHandling {
     assertThatThrownBy(() -> appender.add(row(null, "y")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("id");
-    // A failed appender refuses further rows and never finishes a file.
-    assertThatThrownBy(() -> appender.add(row(2L, "z"))).isInstanceOf(IllegalStateException.class);
+    // A failed appender refuses further rows, naming the failure without referencing it, and
+    // never finishes a file.
+    assertThatThrownBy(() -> appender.add(row(2L, "z")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasNoCause()
+        .hasMessageContaining("Null value in required field 'id'");
     assertThatThrownBy(appender::close)
         .isInstanceOf(IOException.class)
         .hasMessageContaining("an earlier write failed");
+  }
+
+  /**
+   * What Iceberg's writers do when {@code add} throws: close the appender and attach what close
+   * throws to the original as suppressed. The result must stay acyclic (Flink walks it recursively
+   * and a cycle takes the TaskManager down) and still say what went wrong first.
+   */
+  private static Throwable failLikeIcebergsWriter(Runnable add, AutoCloseableAppender appender) {
+    Throwable original = null;
+    try {
+      add.run();
+    } catch (Throwable t) {
+      original = t;
+      try {
+        appender.close();
+      } catch (Throwable closeFailure) {
+        original.addSuppressed(closeFailure);
+      }
+    }
+    assertThat(original).as("the write failed").isNotNull();
+    ExceptionGraph.assertAcyclic(original);
+    assertThat(original.getSuppressed()).as("close() failed too").hasSize(1);
+    Throwable closeFailure = original.getSuppressed()[0];
+    assertThat(closeFailure)
+        .isInstanceOf(IOException.class)
+        .hasNoCause()
+        .hasMessageContaining("an earlier write failed")
+        .hasMessageContaining(original.getMessage());
+    return original;
+  }
+
+  /** {@code close()} of either appender. */
+  private interface AutoCloseableAppender {
+    void close() throws IOException;
+  }
+
+  @Test
+  public void closeAfterAFailedRowNamesTheFailureWithoutACycle() {
+    FrazilParquetAppender appender = appender(Files.localOutput(new File(temp, "cycle.parquet")));
+    appender.add(row(1L, "x"));
+    Throwable original =
+        failLikeIcebergsWriter(() -> appender.add(row(null, "y")), appender::close);
+    assertThat(original)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Null value in required field 'id'");
+    assertThat(appender.metrics()).as("no metrics for a failed file").isNull();
+  }
+
+  @Test
+  public void closeAfterANativeFailureNamesItWithoutACycle() {
+    FrazilParquetAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "native-cycle.parquet")))
+            .schema(SCHEMA)
+            .set("write.parquet.page-version", "v3")
+            .buildRowData();
+    Throwable original = failLikeIcebergsWriter(() -> appender.add(row(1L, "x")), appender::close);
+    assertThat(original).hasMessageContaining("write.parquet.page-version");
+  }
+
+  @Test
+  public void arrowCloseAfterAFailedFirstBatchFailsWithoutACycle() throws IOException {
+    Schema other = new Schema(required(1, "id", Types.IntegerType.get()));
+    FrazilArrowAppender appender =
+        FrazilParquet.write(Files.localOutput(new File(temp, "arrow-cycle.parquet")))
+            .schema(SCHEMA)
+            .buildArrow();
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot root =
+            VectorSchemaRoot.create(IcebergArrowSchema.convert(other), allocator)) {
+      ((IntVector) root.getVector(0)).setSafe(0, 1);
+      root.setRowCount(1);
+      // The first batch fails before any row reaches the encoder: close() must still refuse to
+      // report a file (it used to return empty metrics for the file it had created).
+      Throwable original = failLikeIcebergsWriter(() -> appender.add(root), appender::close);
+      assertThat(original).hasMessageContaining("does not match the writer's schema");
+      assertThat(appender.metrics()).isNull();
+    }
+  }
+
+  @Test
+  public void outOfMemoryWhileCopyingARowFailsTheWriteAsAnOrdinaryException() {
+    FrazilParquetAppender appender = appender(Files.localOutput(new File(temp, "oom.parquet")));
+    appender.add(row(1L, "x"));
+    // A row whose string getter runs out of memory halfway through the row's copy.
+    RowData starved =
+        (RowData)
+            java.lang.reflect.Proxy.newProxyInstance(
+                RowData.class.getClassLoader(),
+                new Class<?>[] {RowData.class},
+                (proxy, method, args) -> {
+                  switch (method.getName()) {
+                    case "getArity":
+                      return 2;
+                    case "isNullAt":
+                      return false;
+                    case "getLong":
+                      return 2L;
+                    case "getString":
+                      throw new OutOfMemoryError("injected: Java heap space");
+                    default:
+                      throw new UnsupportedOperationException(method.getName());
+                  }
+                });
+    // An Error would be fatal for some Flink paths; the task must just fail.
+    Throwable original = failLikeIcebergsWriter(() -> appender.add(starved), appender::close);
+    assertThat(original)
+        .isInstanceOf(WriterMemoryException.class)
+        .hasMessageContaining("Out of memory while adding a row")
+        .hasCauseInstanceOf(OutOfMemoryError.class);
+  }
+
+  @Test
+  public void aJvmWithoutArrowsAddOpensGetsOneMessageThatSaysHowToFixIt() throws Exception {
+    Process process =
+        new ProcessBuilder(
+                System.getProperty("java.home") + "/bin/java",
+                "-cp",
+                System.getProperty("java.class.path"),
+                AddOpensProbe.class.getName())
+            .redirectErrorStream(true)
+            .start();
+    assertThat(process.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    String output =
+        new String(
+            process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(output).isZero();
+    assertThat(output)
+        .as("the real cause is attached, not replaced by a leak report")
+        .contains("add: java.lang.IllegalStateException: Frazil cannot hand Arrow batches")
+        .contains(ArrowMemory.ADD_OPENS)
+        .contains("append it to env.java.opts.all")
+        .contains("cause: class java.lang.")
+        .doesNotContain("Memory was leaked")
+        .contains("close: java.io.IOException: Cannot finish")
+        .contains("arrow bytes: 0");
   }
 
   @Test
@@ -77,7 +217,9 @@ public class TestFailureHandling {
       assertThatThrownBy(() -> appender.add(root))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("does not match the writer's schema");
-      appender.close();
+      assertThatThrownBy(appender::close)
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("an earlier write failed");
     }
   }
 

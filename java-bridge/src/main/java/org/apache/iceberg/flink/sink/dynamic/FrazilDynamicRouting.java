@@ -97,15 +97,30 @@ public final class FrazilDynamicRouting {
     return 0;
   }
 
-  /** Makes {@code writer}'s factory cache hand out Frazil factories. */
+  /**
+   * Makes {@code writer}'s factory cache hand out Frazil factories; if Iceberg's writer is not
+   * shaped as expected, it is returned unchanged (with one warning), never failing the task.
+   */
   static SinkWriter<DynamicRecordInternal> memoize(SinkWriter<DynamicRecordInternal> writer) {
+    return memoize(writer, FACTORIES_FIELD);
+  }
+
+  /** The private field of {@link DynamicWriter} holding its per-target factory cache. */
+  static final String FACTORIES_FIELD = "taskWriterFactories";
+
+  /** {@link #memoize(SinkWriter)} through the named field (tests name a missing one). */
+  static SinkWriter<DynamicRecordInternal> memoize(
+      SinkWriter<DynamicRecordInternal> writer, String factoriesField) {
     if (writer instanceof DynamicWriter) {
       try {
         Map<WriteTarget, RowDataTaskWriterFactory> factories =
-            get(DynamicWriter.class, writer, "taskWriterFactories");
-        set(DynamicWriter.class, writer, "taskWriterFactories", new FactoryMap(factories));
+            get(DynamicWriter.class, writer, factoriesField);
+        set(DynamicWriter.class, writer, factoriesField, new FactoryMap(factories));
       } catch (ReflectiveOperationException | RuntimeException e) {
-        throw new IllegalStateException("Cannot put Frazil's memoizer into the dynamic writer", e);
+        // Like every other reflective site: Iceberg's own routing keeps working, said once.
+        io.frazil.flink.FrazilFlink.logOnce(
+            "dynamic-writer:" + e.getClass().getName(),
+            "Frazil left a Dynamic Iceberg Sink writer on Iceberg's task writer factories: " + e);
       }
     }
     return writer;
