@@ -107,6 +107,19 @@ def render(classes: list[dict], missing: list[str], wall_seconds: float | None) 
             f"Wall time of the whole Maven run (compile + every fork): {wall_seconds / 60:.1f} min "
             f"on {os.cpu_count()} cores."
         )
+    load = "/".join(f"{x:.1f}" for x in os.getloadavg())
+    lines.append(
+        f"Load average when the report was written (1/5/15 min): {load}; anything else running on "
+        "the machine inflates the times."
+    )
+    silent = [c["name"].removeprefix(PREFIX) for c in classes if c["counts"] == (0, 0)]
+    if silent:
+        lines += [
+            "",
+            "Classes in which no data file reached Frazil's hook (their tables are Avro or ORC, "
+            "or they write no data file), so they pass without exercising Frazil: "
+            + ", ".join(silent) + ".",
+        ]
     if any(c["problems"] for c in classes) or missing:
         lines += ["", "## Failures and errors", ""]
         for c in classes:
