@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Per-class table of an iceberg-suites run (`make iceberg-suites`).
 
-    python3 scripts/suite_report.py [--reports DIR] [--out FILE] [--wall-seconds S] [--check]
+    python3 scripts/suite_report.py [--reports DIR] [--excludes FILE] [--out FILE]
+                                    [--wall-seconds S] [--check]
 
 Reads surefire's TEST-<class>.xml and <class>-output.txt (default java-bridge/target/
 surefire-reports): tests run, failed, errors, skipped and time per class, plus the line
 InstallFrazilForTests prints as each fork (one test class) ends, "Frazil data files written
-natively: N, delegated to Iceberg's writer: M", the proof that the class wrote through Frazil.
+natively: N, delegated to Iceberg's writer: M", the proof that the class wrote through Frazil;
+lists the test methods the excludes file keeps from running, each with the reason written above it.
 Prints markdown; --out also writes it to FILE. --check exits 1 on any failure or error, on a class
 whose fork left output but no report (killed or crashed), or when no data file was native.
 Python 3.11 standard library only.
@@ -43,8 +45,8 @@ def read_class(xml_path: Path) -> dict:
     problems = []
     for case in suite.iter("testcase"):
         for node in [*case.findall("failure"), *case.findall("error")]:
-            message = (node.get("message") or "").strip().splitlines()
-            first = message[0][:240] if message else ""
+            message = " ".join((node.get("message") or "").split())
+            first = message[:300] + ("…" if len(message) > 300 else "")
             problems.append((node.tag, case.get("name"), node.get("type"), first))
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     jars = TESTS_JAR.findall(props.get("java.class.path", ""))
@@ -61,6 +63,21 @@ def read_class(xml_path: Path) -> dict:
     }
 
 
+def exclusions(path: Path) -> list[tuple[str, str]]:
+    """(pattern, reason) per excluded test: the comment lines right above each pattern line."""
+    found, comment = [], []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        line = line.strip()
+        if not line:
+            comment = []
+        elif line.startswith("#"):
+            comment.append(line.lstrip("# "))
+        else:
+            found.append((line, " ".join(comment)))
+            comment = []
+    return found
+
+
 def git_head() -> str:
     try:
         out = subprocess.run(
@@ -71,7 +88,9 @@ def git_head() -> str:
         return "unknown"
 
 
-def render(classes: list[dict], missing: list[str], wall_seconds: float | None) -> str:
+def render(
+    classes: list[dict], missing: list[str], excluded: list[tuple[str, str]], wall: float | None
+) -> str:
     keys = ("run", "failed", "errors", "skipped")
     total = {k: sum(c[k] for c in classes) for k in keys}
     native = sum(c["counts"][0] for c in classes if c["counts"])
@@ -102,9 +121,9 @@ def render(classes: list[dict], missing: list[str], wall_seconds: float | None) 
         "",
         "Time is surefire's per-class time; each class also pays a JVM start-up of a few seconds.",
     ]
-    if wall_seconds is not None:
+    if wall is not None:
         lines.append(
-            f"Wall time of the whole Maven run (compile + every fork): {wall_seconds / 60:.1f} min "
+            f"Wall time of the whole Maven run (compile + every fork): {wall / 60:.1f} min "
             f"on {os.cpu_count()} cores."
         )
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
@@ -120,6 +139,9 @@ def render(classes: list[dict], missing: list[str], wall_seconds: float | None) 
             "or they write no data file), so they pass without exercising Frazil: "
             + ", ".join(silent) + ".",
         ]
+    if excluded:
+        lines += ["", "## Not run (java-bridge/src/test/iceberg-suites.excludes)", ""]
+        lines += [f"- `{pattern}`: {reason}" for pattern, reason in excluded]
     if any(c["problems"] for c in classes) or missing:
         lines += ["", "## Failures and errors", ""]
         for c in classes:
@@ -133,6 +155,9 @@ def render(classes: list[dict], missing: list[str], wall_seconds: float | None) 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reports", type=Path, default=Path("java-bridge/target/surefire-reports"))
+    parser.add_argument(
+        "--excludes", type=Path, default=Path("java-bridge/src/test/iceberg-suites.excludes")
+    )
     parser.add_argument("--out", type=Path, help="also write the markdown to this file")
     parser.add_argument("--wall-seconds", type=float, help="wall time of the run, for the report")
     parser.add_argument("--check", action="store_true", help="exit 1 unless everything passed")
@@ -144,7 +169,7 @@ def main() -> int:
     reported = {c["name"] for c in classes}
     outputs = (p.name.removesuffix("-output.txt") for p in args.reports.glob("*-output.txt"))
     missing = sorted(name for name in outputs if name not in reported)
-    text = render(classes, missing, args.wall_seconds)
+    text = render(classes, missing, exclusions(args.excludes), args.wall_seconds)
     print(text, end="")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
