@@ -27,7 +27,7 @@ demo: jvm
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
-	run-validate-smoke run-soak-smoke run-cluster-test-smoke
+	run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci
 
 ## Randomized parity only (TestRandomizedParity; `make test` runs it with 60 cases, seed 20251201):
 ## CASES random schemas x rows x write.parquet.* x metrics settings from SEED (random when unset).
@@ -161,3 +161,31 @@ cluster-test-build:
 ## cluster-test/ and uses the runtime jar the build already made (`make jvm` / `test-java`).
 run-cluster-test-smoke: cluster-test-build
 	$(PYTHON) cluster-test/cluster.py smoke
+
+## Iceberg's own Flink writer/sink test classes (iceberg-flink-2.1:1.11.0:tests, list and exclusions
+## in java-bridge/pom.xml `iceberg.suites`), run unchanged with Frazil installed, one JVM per class.
+## ICEBERG_SUITES=<comma-separated surefire patterns, e.g. **/TestIcebergSink.class> narrows it. The
+## full set writes validation/iceberg-suites.md (per-class run/failed/errors/skipped/time + native
+## file counts), a narrowed run java-bridge/target/iceberg-suites.md; fails on any failed test.
+.PHONY: iceberg-suites run-iceberg-suites run-iceberg-suites-ci
+ICEBERG_SUITES ?=
+ICEBERG_SUITES_PROFILES ?= iceberg-suites
+ICEBERG_SUITES_REPORT ?= $(CURDIR)/$(if $(ICEBERG_SUITES),java-bridge/target,validation)/iceberg-suites.md
+
+iceberg-suites: native run-iceberg-suites
+
+## The same without building the native library first.
+run-iceberg-suites:
+	rm -rf java-bridge/target/surefire-reports
+	start=$$(date +%s); \
+	$(MVN) -P $(ICEBERG_SUITES_PROFILES) -pl java-bridge -am test -Dmaven.test.failure.ignore=true \
+		$(if $(ICEBERG_SUITES),'-Diceberg.suites=$(ICEBERG_SUITES)'); mvn_rc=$$?; \
+	$(PYTHON) scripts/suite_report.py --check --wall-seconds $$(( $$(date +%s) - start )) \
+		--out $(ICEBERG_SUITES_REPORT); report_rc=$$?; \
+	test $$mvn_rc -eq 0 -a $$report_rc -eq 0
+
+## The subset of iceberg-suites that fits the `make test` budget (java-bridge/pom.xml
+## `iceberg.suites.ci`); no build, meant to run after test-java. Report: java-bridge/target/.
+run-iceberg-suites-ci:
+	$(MAKE) run-iceberg-suites ICEBERG_SUITES_PROFILES=iceberg-suites,iceberg-suites-ci \
+		ICEBERG_SUITES_REPORT=$(CURDIR)/java-bridge/target/iceberg-suites-ci.md
