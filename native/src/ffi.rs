@@ -70,7 +70,13 @@ pub unsafe fn import_batch(ptr: *mut FFI_ArrowArray, schema: &SchemaRef) -> Resu
 /// in non-nullable children), except that string offsets are checked like binary offsets, without
 /// UTF-8 validation.
 pub fn validate_imported(data: &ArrayData) -> std::result::Result<(), ArrowError> {
+    // Layout and lengths of the whole tree (arrow-rs descends into the children itself).
     data.validate()?;
+    validate_nulls_and_values(data)
+}
+
+/// Null counts and values of `data` and, recursively, of its children.
+fn validate_nulls_and_values(data: &ArrayData) -> std::result::Result<(), ArrowError> {
     data.validate_nulls()?;
     match data.data_type() {
         DataType::Utf8 => as_bytes(data, DataType::Binary).validate_values()?,
@@ -78,7 +84,7 @@ pub fn validate_imported(data: &ArrayData) -> std::result::Result<(), ArrowError
         _ => data.validate_values()?,
     }
     for (i, child) in data.child_data().iter().enumerate() {
-        validate_imported(child).map_err(|e| {
+        validate_nulls_and_values(child).map_err(|e| {
             ArrowError::InvalidArgumentError(format!(
                 "{} child #{i} invalid: {e}",
                 data.data_type()

@@ -136,12 +136,10 @@ public final class FrazilFlink {
    * must live in Iceberg's packages).
    */
   public static void logOnce(String reasonKey, String message) {
-    if (LOGGED_REASONS.add(reasonKey)) {
-      LOG.warn("{} (logged once)", message);
-    }
+    logOnce(reasonKey, message, null);
   }
 
-  /** {@link #logOnce(String, String)} with the cause's stack trace. */
+  /** {@link #logOnce(String, String)} with the cause's stack trace (none when null). */
   static void logOnce(String reasonKey, String message, Throwable cause) {
     if (LOGGED_REASONS.add(reasonKey)) {
       LOG.warn("{} (logged once)", message, cause);

@@ -163,11 +163,12 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
     if (!FrazilFlink.nativeAvailable()) {
       return "native library unavailable";
     }
-    if (ArrowMemory.accessProblem() != null) {
+    Throwable arrowProblem = ArrowMemory.accessProblem();
+    if (arrowProblem != null) {
       FrazilFlink.logOnce(
           "arrow-access",
           ArrowMemory.accessAdvice() + "; Iceberg data files are written by the stock writer",
-          ArrowMemory.accessProblem());
+          arrowProblem);
       return "Arrow cannot export batches in this JVM";
     }
     return null;

@@ -18,8 +18,6 @@ public final class ArrowMemory {
   public static final String ADD_OPENS = "--add-opens=java.base/java.nio=ALL-UNNAMED";
 
   private static final BufferAllocator ROOT = new RootAllocator();
-  private static volatile Throwable accessProblem = null;
-  private static volatile boolean probed = false;
 
   private ArrowMemory() {}
 
@@ -38,15 +36,12 @@ public final class ArrowMemory {
    * or null when it can. Probed once per process, on a private allocator.
    */
   public static Throwable accessProblem() {
-    if (!probed) {
-      synchronized (ArrowMemory.class) {
-        if (!probed) {
-          accessProblem = probeAccess();
-          probed = true;
-        }
-      }
-    }
-    return accessProblem;
+    return AccessProbe.PROBLEM;
+  }
+
+  /** Probed when first asked (class initialization is the lock). */
+  private static final class AccessProbe {
+    static final Throwable PROBLEM = probeAccess();
   }
 
   /** The message that says what is missing and how to fix it. */

@@ -64,6 +64,21 @@ final class Failures {
     return failure;
   }
 
+  /**
+   * Ends a {@code close()} that failed while finishing {@code location}: releases the appender's
+   * resources (their own failures attached as suppressed) and throws what failed, an {@link
+   * OutOfMemoryError} made ordinary.
+   */
+  static IOException closeFailed(Throwable failure, String location, Runnable release)
+      throws IOException {
+    Throwable thrown = ordinary(failure, "finishing " + location);
+    cleanUpAfter(thrown, release);
+    if (thrown instanceof IOException) {
+      throw (IOException) thrown;
+    }
+    throw rethrow(thrown);
+  }
+
   /** Throws {@code failure} (unchecked or an Error) as it is. */
   static RuntimeException rethrow(Throwable failure) {
     if (failure instanceof RuntimeException) {

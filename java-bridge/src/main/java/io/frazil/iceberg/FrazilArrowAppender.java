@@ -141,12 +141,7 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
         this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
       }
     } catch (Throwable t) {
-      Throwable thrown = Failures.ordinary(t, "finishing " + file.location());
-      Failures.cleanUpAfter(thrown, this::release);
-      if (thrown instanceof IOException) {
-        throw (IOException) thrown;
-      }
-      throw Failures.rethrow(thrown);
+      throw Failures.closeFailed(t, file.location(), this::release);
     }
     release();
   }

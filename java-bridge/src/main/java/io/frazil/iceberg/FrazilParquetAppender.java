@@ -161,13 +161,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       LOG.info(
           "Frazil wrote {} ({} rows, {} bytes)", file.location(), rowCount, summary.fileSize());
     } catch (Throwable t) {
-      Throwable thrown = Failures.ordinary(t, "finishing " + file.location());
-      this.failure = thrown;
-      Failures.cleanUpAfter(thrown, this::release);
-      if (thrown instanceof IOException) {
-        throw (IOException) thrown;
-      }
-      throw Failures.rethrow(thrown);
+      throw Failures.closeFailed(t, file.location(), this::release);
     }
     release();
   }

@@ -1,5 +1,9 @@
 package io.frazil.flink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.frazil.iceberg.ArrowMemory;
+import io.frazil.jni.NativeParquetWriter;
 import java.io.File;
 import java.io.IOException;
 import java.util.List;
@@ -7,6 +11,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
@@ -16,6 +22,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -79,6 +86,34 @@ final class FlinkJobs {
   }
 
   private FlinkJobs() {}
+
+  /**
+   * The MiniCluster every Flink test class runs on: one TaskManager (so a job that killed it would
+   * leave the next one waiting for slots) with four slots.
+   */
+  static MiniClusterExtension miniCluster() {
+    return new MiniClusterExtension(
+        new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+  }
+
+  /**
+   * Installs Frazil as a cluster does: a JobManager/TaskManager initializes its file systems at
+   * startup, which runs Frazil's bootstrap factory from the classpath; the MiniCluster skips that
+   * step, so tests do it.
+   */
+  static void installLikeAClusterDoes() {
+    FileSystem.initialize(new org.apache.flink.configuration.Configuration(), null);
+    assertThat(FrazilFlink.isInstalled()).as("installed by the FileSystemFactory hook").isTrue();
+  }
+
+  /** Every writer of the finished jobs gave its Arrow and native memory back. */
+  static void assertNothingLeaked() {
+    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
+    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+  }
 
   static PartitionSpec spec(Partitioning partitioning) {
     switch (partitioning) {

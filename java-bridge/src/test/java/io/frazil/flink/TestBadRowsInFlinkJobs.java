@@ -2,8 +2,6 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.frazil.iceberg.ArrowMemory;
-import io.frazil.jni.NativeParquetWriter;
 import io.frazil.testkit.ExceptionGraph;
 import java.io.File;
 import java.util.List;
@@ -17,8 +15,6 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -61,13 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 public class TestBadRowsInFlinkJobs {
   /** One TaskManager: if a bad row killed it, the next job could not run. */
-  @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(4)
-              .build());
+  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
 
   private static final long JOB_TIMEOUT_SECONDS = 180;
 
@@ -114,15 +104,13 @@ public class TestBadRowsInFlinkJobs {
   }
 
   @BeforeAll
-  public static void installLikeAClusterDoes() {
-    FileSystem.initialize(new Configuration(), null);
-    assertThat(FrazilFlink.isInstalled()).isTrue();
+  public static void install() {
+    FlinkJobs.installLikeAClusterDoes();
   }
 
   @AfterEach
   public void after() {
-    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
-    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+    FlinkJobs.assertNothingLeaked();
   }
 
   static Stream<Arguments> cases() {
@@ -147,7 +135,7 @@ public class TestBadRowsInFlinkJobs {
 
     assertThat(failure).as("the job with a bad row fails").isNotNull();
     ExceptionGraph.assertAcyclic(failure);
-    Throwable root = rootCause(failure);
+    Throwable root = ExceptionGraph.rootCause(failure);
     if (sink == FlinkJobs.Sink.SQL && bad == BadRow.NULL_IN_REQUIRED_COLUMN) {
       // The planner puts its own NOT NULL check before every sink of a NOT NULL column (even when
       // the source declares the column NOT NULL), so no writer, stock or Frazil, sees this row.
@@ -292,16 +280,6 @@ public class TestBadRowsInFlinkJobs {
                 + tableName
                 + " SELECT * FROM src");
     return result.getJobClient().orElseThrow();
-  }
-
-  private static Throwable rootCause(Throwable failure) {
-    Throwable current = failure;
-    int depth = 0;
-    while (current.getCause() != null && current.getCause() != current && depth < 100) {
-      current = current.getCause();
-      depth += 1;
-    }
-    return current;
   }
 
   /** The Dynamic Iceberg Sink's generator: every row to one table, with this test's schema. */

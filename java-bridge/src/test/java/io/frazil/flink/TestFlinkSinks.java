@@ -2,17 +2,12 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.frazil.iceberg.ArrowMemory;
-import io.frazil.jni.NativeParquetWriter;
 import java.io.File;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
@@ -33,28 +28,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the input, with every data file written by Frazil and every delete file by Iceberg.
  */
 public class TestFlinkSinks {
-  @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(4)
-              .build());
+  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
 
   @TempDir private File warehouse;
 
   @BeforeAll
-  public static void installLikeAClusterDoes() {
-    // A JobManager/TaskManager initializes its file systems at startup, which runs Frazil's
-    // bootstrap factory from the classpath; the MiniCluster skips that step, so do it here.
-    FileSystem.initialize(new Configuration(), null);
-    assertThat(FrazilFlink.isInstalled()).as("installed by the FileSystemFactory hook").isTrue();
+  public static void install() {
+    FlinkJobs.installLikeAClusterDoes();
   }
 
   @AfterEach
   public void after() {
-    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
-    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+    FlinkJobs.assertNothingLeaked();
   }
 
   static Stream<Arguments> cases() {

@@ -2,8 +2,6 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.frazil.iceberg.ArrowMemory;
-import io.frazil.jni.NativeParquetWriter;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +11,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericRowData;
@@ -51,13 +48,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * FlinkSink jobs.
  */
 public class TestFrazilRouting {
-  @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(4)
-              .build());
+  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
 
   private static final long TARGET_FILE_SIZE = 128L * 1024 * 1024;
 
@@ -70,8 +61,7 @@ public class TestFrazilRouting {
 
   @AfterEach
   public void after() {
-    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
-    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+    FlinkJobs.assertNothingLeaked();
   }
 
   /** bucket(id, 4) and bucket(id, 3) × bucket(data, 5) (data has nulls: the null slot). */

@@ -2,8 +2,6 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.frazil.iceberg.ArrowMemory;
-import io.frazil.jni.NativeParquetWriter;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -12,10 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -34,27 +30,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Rolling, off switches, fallback and failover with Frazil in the Flink sinks. */
 public class TestSinkBehaviour {
-  @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(4)
-              .build());
+  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
 
   @TempDir private File warehouse;
 
   @BeforeAll
   public static void install() {
-    FileSystem.initialize(new Configuration(), null);
-    assertThat(FrazilFlink.isInstalled()).isTrue();
+    FlinkJobs.installLikeAClusterDoes();
   }
 
   @AfterEach
   public void after() {
     FrazilFlink.setProcessEnabled(true);
-    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
-    assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+    FlinkJobs.assertNothingLeaked();
   }
 
   private List<String> writers(Table table) throws Exception {

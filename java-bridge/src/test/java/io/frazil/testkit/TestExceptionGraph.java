@@ -38,5 +38,6 @@ public class TestExceptionGraph {
     first.addSuppressed(second);
     ExceptionGraph.assertAcyclic(first);
     assertThat(ExceptionGraph.size(first)).isEqualTo(3);
+    assertThat(ExceptionGraph.rootCause(first)).isSameAs(shared);
   }
 }

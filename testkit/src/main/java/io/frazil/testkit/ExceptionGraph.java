@@ -29,6 +29,16 @@ public final class ExceptionGraph {
     return walk(top, "", new ArrayDeque<>(), new IdentityHashMap<>());
   }
 
+  /** The last exception of {@code top}'s cause chain (stopping at a cycle, should there be one). */
+  public static Throwable rootCause(Throwable top) {
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    Throwable current = top;
+    while (current.getCause() != null && seen.put(current, Boolean.TRUE) == null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+
   /** Exceptions reachable from {@code top} (each counted once, by identity). */
   public static int size(Throwable top) {
     Map<Throwable, Boolean> seen = new IdentityHashMap<>();
