@@ -2,7 +2,7 @@ package io.frazil.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import io.frazil.flink.FrazilFlink;
-import io.frazil.flink.FrazilRouting;
+import io.frazil.flink.routing.FrazilRouting;
 import io.frazil.jni.LoadedLibrary;
 import java.io.BufferedWriter;
 import java.io.IOException;

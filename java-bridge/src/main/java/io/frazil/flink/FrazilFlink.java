@@ -1,11 +1,9 @@
 package io.frazil.flink;
 
 import io.frazil.jni.NativeLoader;
-import java.lang.reflect.Field;
+import io.frazil.reflect.PrivateMembers;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.FileFormat;
@@ -42,7 +40,6 @@ public final class FrazilFlink {
   public static final String FLINK_CONFIG_KEY = "frazil.enabled";
 
   private static final Logger LOG = LoggerFactory.getLogger(FrazilFlink.class);
-  private static final Set<String> LOGGED_REASONS = ConcurrentHashMap.newKeySet();
   private static final AtomicLong NATIVE_FILES = new AtomicLong();
   private static final AtomicLong STOCK_DATA_FILES = new AtomicLong();
   private static volatile boolean processEnabled = true;
@@ -59,7 +56,7 @@ public final class FrazilFlink {
       return true;
     }
     if (!enabledBySystemProperty()) {
-      logOnce("disabled", "Frazil is disabled by -D" + FLINK_CONFIG_KEY + "=false");
+      LogOnce.warn("disabled", "Frazil is disabled by -D" + FLINK_CONFIG_KEY + "=false");
       return false;
     }
     try {
@@ -109,7 +106,8 @@ public final class FrazilFlink {
     processEnabled = enabled;
   }
 
-  static boolean processEnabled() {
+  /** False when Frazil is switched off for this process (configuration or system property). */
+  public static boolean processEnabled() {
     return processEnabled && enabledBySystemProperty();
   }
 
@@ -131,27 +129,12 @@ public final class FrazilFlink {
     STOCK_DATA_FILES.incrementAndGet();
   }
 
-  /**
-   * Logs each distinct reason for a fallback once per process (public for Frazil's classes that
-   * must live in Iceberg's packages).
-   */
-  public static void logOnce(String reasonKey, String message) {
-    logOnce(reasonKey, message, null);
-  }
-
-  /** {@link #logOnce(String, String)} with the cause's stack trace (none when null). */
-  static void logOnce(String reasonKey, String message, Throwable cause) {
-    if (LOGGED_REASONS.add(reasonKey)) {
-      LOG.warn("{} (logged once)", message, cause);
-    }
-  }
-
   /** True when the native library can be loaded; logs the reason once when it cannot. */
   static boolean nativeAvailable() {
     if (NativeLoader.isAvailable()) {
       return true;
     }
-    logOnce(
+    LogOnce.warn(
         "native-unavailable",
         "Frazil's native library could not be loaded; Iceberg data files are written by the"
             + " stock writer: "
@@ -164,14 +147,10 @@ public final class FrazilFlink {
     return value == null || !"false".equals(value.trim().toLowerCase(Locale.ROOT));
   }
 
-  @SuppressWarnings("unchecked")
   private static Map<Pair<FileFormat, Class<?>>, FormatModel<?, ?>> registryModels()
       throws ReflectiveOperationException {
-    // Force the registry's own static registration (Generic, Flink, ...) before we look.
-    Class.forName(
-        FormatModelRegistry.class.getName(), true, FormatModelRegistry.class.getClassLoader());
-    Field field = FormatModelRegistry.class.getDeclaredField("MODELS");
-    field.setAccessible(true);
-    return (Map<Pair<FileFormat, Class<?>>, FormatModel<?, ?>>) field.get(null);
+    // Reading the static field initializes the registry first (its own Generic, Flink, ...
+    // registrations), so the entry is there to be replaced.
+    return PrivateMembers.FORMAT_MODELS.get(null);
   }
 }

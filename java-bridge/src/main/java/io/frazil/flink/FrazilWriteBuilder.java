@@ -165,7 +165,7 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
     }
     Throwable arrowProblem = ArrowMemory.accessProblem();
     if (arrowProblem != null) {
-      FrazilFlink.logOnce(
+      LogOnce.warn(
           "arrow-access",
           ArrowMemory.accessAdvice() + "; Iceberg data files are written by the stock writer",
           arrowProblem);
@@ -175,7 +175,7 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
   }
 
   private static String logged(String key, String reason) {
-    FrazilFlink.logOnce(key, "Frazil fallback: " + reason);
+    LogOnce.warn(key, "Frazil fallback: " + reason);
     return reason;
   }
 }

@@ -1,5 +1,6 @@
 package io.frazil.partition;
 
+import io.frazil.reflect.PrivateMembers;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -52,6 +53,19 @@ public final class FrazilPartitionKeySelector implements KeySelector<RowData, St
     this.memo = built;
     this.memoized = built != null;
     this.stock = memoized ? null : new PartitionKeySelector(spec, schema, flinkType);
+  }
+
+  /**
+   * Frazil's selector for the same spec, schema and row type as Iceberg's {@code stock} (read from
+   * its private fields, see {@link PrivateMembers}).
+   */
+  public static FrazilPartitionKeySelector of(PartitionKeySelector stock)
+      throws ReflectiveOperationException {
+    Schema schema = PrivateMembers.PARTITION_KEY_SELECTOR_SCHEMA.get(stock);
+    RowType flinkType = PrivateMembers.PARTITION_KEY_SELECTOR_FLINK_SCHEMA.get(stock);
+    PartitionSpec spec =
+        PrivateMembers.PARTITION_KEY_SPEC.get(PrivateMembers.PARTITION_KEY_SELECTOR_KEY.get(stock));
+    return new FrazilPartitionKeySelector(spec, schema, flinkType);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
 
+import io.frazil.flink.routing.FrazilRouting;
 import java.io.File;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

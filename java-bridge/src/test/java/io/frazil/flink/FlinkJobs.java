@@ -2,6 +2,7 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.frazil.flink.routing.FrazilRouting;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.jni.NativeParquetWriter;
 import java.io.File;

@@ -2,6 +2,7 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.frazil.flink.routing.FrazilTaskWriterFactory;
 import java.io.File;
 import java.util.List;
 import java.util.Locale;

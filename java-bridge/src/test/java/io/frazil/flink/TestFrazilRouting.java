@@ -2,6 +2,8 @@ package io.frazil.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.frazil.flink.routing.FrazilRouting;
+import io.frazil.flink.routing.FrazilTaskWriterFactory;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;

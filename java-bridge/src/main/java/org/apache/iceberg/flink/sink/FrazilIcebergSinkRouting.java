@@ -1,9 +1,10 @@
 package org.apache.iceberg.flink.sink;
 
-import io.frazil.flink.FrazilRouting;
-import io.frazil.flink.FrazilTaskWriterFactory;
+import io.frazil.flink.LogOnce;
+import io.frazil.flink.routing.FrazilTaskWriterFactory;
+import io.frazil.partition.FrazilPartitionKeySelector;
+import io.frazil.reflect.PrivateMembers;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import org.apache.flink.api.common.SupportsConcurrentExecutionAttempts;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
@@ -32,7 +33,7 @@ import org.apache.iceberg.io.WriteResult;
  * a package-private writer, so this class lives in Iceberg's package and replaces the sink, before
  * the job is translated, by a {@link MemoizingIcebergSink} that forwards every call and only
  * touches what {@code createWriter} and {@code addPreWriteTopology} return. It links only when
- * Iceberg's Flink classes share Frazil's class loader; {@link FrazilRouting} then skips it.
+ * Iceberg's Flink classes share Frazil's class loader; Frazil's routing skips it otherwise.
  */
 public final class FrazilIcebergSinkRouting {
   private FrazilIcebergSinkRouting() {}
@@ -46,9 +47,8 @@ public final class FrazilIcebergSinkRouting {
     if (sink.getClass() != IcebergSink.class) {
       return 0;
     }
-    Field field = SinkTransformation.class.getDeclaredField("sink");
-    field.setAccessible(true);
-    field.set(transformation, new MemoizingIcebergSink((IcebergSink) sink));
+    PrivateMembers.SINK_TRANSFORMATION_SINK.set(
+        transformation, new MemoizingIcebergSink((IcebergSink) sink));
     return 1;
   }
 
@@ -57,9 +57,7 @@ public final class FrazilIcebergSinkRouting {
    * from that factory, when the memoizer applies to the table; otherwise leaves it untouched.
    */
   static void memoize(IcebergSinkWriter writer) throws ReflectiveOperationException {
-    Field factoryField = IcebergSinkWriter.class.getDeclaredField("taskWriterFactory");
-    factoryField.setAccessible(true);
-    Object factory = factoryField.get(writer);
+    Object factory = PrivateMembers.SINK_WRITER_TASK_WRITER_FACTORY.get(writer);
     if (!(factory instanceof RowDataTaskWriterFactory)) {
       return;
     }
@@ -68,21 +66,17 @@ public final class FrazilIcebergSinkRouting {
     if (!(wrapped instanceof FrazilTaskWriterFactory)) {
       return;
     }
-    Field subTask = IcebergSinkWriter.class.getDeclaredField("subTaskId");
-    Field attempt = IcebergSinkWriter.class.getDeclaredField("attemptId");
-    subTask.setAccessible(true);
-    attempt.setAccessible(true);
-    wrapped.initialize(subTask.getInt(writer), attempt.getInt(writer));
+    wrapped.initialize(
+        PrivateMembers.SINK_WRITER_SUBTASK_ID.getInt(writer),
+        PrivateMembers.SINK_WRITER_ATTEMPT_ID.getInt(writer));
     if (!((FrazilTaskWriterFactory) wrapped).memoizes()) {
       return; // not eligible: keep the writer Iceberg built
     }
     // The replaced writer is a partitioned fan-out or delta writer that has seen no row: it holds
     // no file and nothing to release.
     TaskWriter<RowData> memoized = wrapped.create();
-    Field writerField = IcebergSinkWriter.class.getDeclaredField("writer");
-    writerField.setAccessible(true);
-    factoryField.set(writer, wrapped);
-    writerField.set(writer, memoized);
+    PrivateMembers.SINK_WRITER_TASK_WRITER_FACTORY.set(writer, wrapped);
+    PrivateMembers.SINK_WRITER_WRITER.set(writer, memoized);
   }
 
   /** The {@link IcebergSink} it wraps, call for call, with memoized writers and key selector. */
@@ -107,7 +101,7 @@ public final class FrazilIcebergSinkRouting {
         try {
           memoize((IcebergSinkWriter) writer);
         } catch (ReflectiveOperationException | RuntimeException e) {
-          io.frazil.flink.FrazilFlink.logOnce(
+          LogOnce.warn(
               "iceberg-sink-writer:" + e.getClass().getName(),
               "Frazil left an IcebergSink writer's partition routing unchanged: " + e);
         }
@@ -124,10 +118,10 @@ public final class FrazilIcebergSinkRouting {
         try {
           // Same key strings, so the same key groups and subtasks as Iceberg's selector.
           return input.keyBy(
-              FrazilRouting.memoized(
+              FrazilPartitionKeySelector.of(
                   (PartitionKeySelector) ((KeyedStream<RowData, ?>) distributed).getKeySelector()));
         } catch (ReflectiveOperationException | RuntimeException e) {
-          io.frazil.flink.FrazilFlink.logOnce(
+          LogOnce.warn(
               "iceberg-sink-selector:" + e.getClass().getName(),
               "Frazil left IcebergSink's hash distribution unchanged: " + e);
         }

@@ -1,9 +1,10 @@
 package org.apache.iceberg.flink.sink.dynamic;
 
-import io.frazil.flink.FrazilRouting;
-import io.frazil.flink.FrazilTaskWriterFactory;
+import io.frazil.flink.LogOnce;
+import io.frazil.flink.routing.FrazilTaskWriterFactory;
 import io.frazil.partition.FrazilPartitionKeySelector;
-import java.lang.reflect.Field;
+import io.frazil.reflect.HiddenField;
+import io.frazil.reflect.PrivateMembers;
 import java.util.AbstractMap;
 import java.util.Map;
 import java.util.Set;
@@ -36,8 +37,8 @@ import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
  * generator function for a wrapper that, once the generator is open, makes its key-selector cache
  * replace each partition-key selector by {@link FrazilPartitionKeySelector}, which yields the very
  * same strings (so the same writer keys). Each factory keeps its table's spec id, so spec evolution
- * gets a fresh memo. It links only when Iceberg's Flink classes share Frazil's class loader; {@link
- * FrazilRouting} then skips it.
+ * gets a fresh memo. It links only when Iceberg's Flink classes share Frazil's class loader;
+ * Frazil's routing skips it otherwise.
  */
 public final class FrazilDynamicRouting {
   private static final java.util.concurrent.atomic.AtomicLong MEMOIZED_KEY_SELECTORS =
@@ -56,11 +57,8 @@ public final class FrazilDynamicRouting {
     if (transformation instanceof SinkTransformation) {
       Object sink = ((SinkTransformation<?, ?>) transformation).getSink();
       if (sink.getClass() == DynamicIcebergSink.class) {
-        set(
-            SinkTransformation.class,
-            transformation,
-            "sink",
-            new MemoizingSink((DynamicIcebergSink) sink));
+        PrivateMembers.SINK_TRANSFORMATION_SINK.set(
+            transformation, new MemoizingSink((DynamicIcebergSink) sink));
         return 1;
       }
       return 0;
@@ -71,13 +69,10 @@ public final class FrazilDynamicRouting {
     StreamOperatorFactory<?> factory =
         ((OneInputTransformation<?, ?>) transformation).getOperatorFactory();
     if (factory instanceof SinkWriterOperatorFactory) {
-      Object sink = get(SinkWriterOperatorFactory.class, factory, "sink");
+      Object sink = PrivateMembers.SINK_WRITER_OPERATOR_FACTORY_SINK.get(factory);
       if (sink.getClass() == DynamicIcebergSink.ForwardWriterSink.class) {
-        set(
-            SinkWriterOperatorFactory.class,
-            factory,
-            "sink",
-            new MemoizingForwardSink((DynamicIcebergSink.ForwardWriterSink) sink));
+        PrivateMembers.SINK_WRITER_OPERATOR_FACTORY_SINK.set(
+            factory, new MemoizingForwardSink((DynamicIcebergSink.ForwardWriterSink) sink));
         return 1;
       }
     } else if (factory instanceof SimpleUdfStreamOperatorFactory) {
@@ -86,11 +81,8 @@ public final class FrazilDynamicRouting {
               ((SimpleUdfStreamOperatorFactory<?>) factory).getOperator();
       Object function = operator.getUserFunction();
       if (function instanceof DynamicRecordProcessor) {
-        set(
-            AbstractUdfStreamOperator.class,
-            operator,
-            "userFunction",
-            new MemoizingRecordProcessor((DynamicRecordProcessor) function));
+        PrivateMembers.UDF_OPERATOR_USER_FUNCTION.set(
+            operator, new MemoizingRecordProcessor((DynamicRecordProcessor) function));
         return 1;
       }
     }
@@ -102,23 +94,19 @@ public final class FrazilDynamicRouting {
    * shaped as expected, it is returned unchanged (with one warning), never failing the task.
    */
   static SinkWriter<DynamicRecordInternal> memoize(SinkWriter<DynamicRecordInternal> writer) {
-    return memoize(writer, FACTORIES_FIELD);
+    return memoize(writer, PrivateMembers.DYNAMIC_WRITER_TASK_WRITER_FACTORIES);
   }
 
-  /** The private field of {@link DynamicWriter} holding its per-target factory cache. */
-  static final String FACTORIES_FIELD = "taskWriterFactories";
-
-  /** {@link #memoize(SinkWriter)} through the named field (tests name a missing one). */
+  /** {@link #memoize(SinkWriter)} through the given field (tests pass a missing one). */
   static SinkWriter<DynamicRecordInternal> memoize(
-      SinkWriter<DynamicRecordInternal> writer, String factoriesField) {
+      SinkWriter<DynamicRecordInternal> writer, HiddenField factoriesField) {
     if (writer instanceof DynamicWriter) {
       try {
-        Map<WriteTarget, RowDataTaskWriterFactory> factories =
-            get(DynamicWriter.class, writer, factoriesField);
-        set(DynamicWriter.class, writer, factoriesField, new FactoryMap(factories));
+        Map<WriteTarget, RowDataTaskWriterFactory> factories = factoriesField.get(writer);
+        factoriesField.set(writer, new FactoryMap(factories));
       } catch (ReflectiveOperationException | RuntimeException e) {
         // Like every other reflective site: Iceberg's own routing keeps working, said once.
-        io.frazil.flink.FrazilFlink.logOnce(
+        LogOnce.warn(
             "dynamic-writer:" + e.getClass().getName(),
             "Frazil left a Dynamic Iceberg Sink writer on Iceberg's task writer factories: " + e);
       }
@@ -129,25 +117,10 @@ public final class FrazilDynamicRouting {
   /** Makes {@code keys}' selector cache swap partition-key selectors for Frazil's. */
   static void memoizeKeys(HashKeyGenerator keys) throws ReflectiveOperationException {
     Map<HashKeyGenerator.SelectorKey, KeySelector<RowData, Integer>> cache =
-        get(HashKeyGenerator.class, keys, "keySelectorCache");
+        PrivateMembers.HASH_KEY_GENERATOR_SELECTOR_CACHE.get(keys);
     if (!(cache instanceof SelectorMap)) {
-      set(HashKeyGenerator.class, keys, "keySelectorCache", new SelectorMap(cache));
+      PrivateMembers.HASH_KEY_GENERATOR_SELECTOR_CACHE.set(keys, new SelectorMap(cache));
     }
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <V> V get(Class<?> owner, Object target, String name)
-      throws ReflectiveOperationException {
-    Field field = owner.getDeclaredField(name);
-    field.setAccessible(true);
-    return (V) field.get(target);
-  }
-
-  private static void set(Class<?> owner, Object target, String name, Object value)
-      throws ReflectiveOperationException {
-    Field field = owner.getDeclaredField(name);
-    field.setAccessible(true);
-    field.set(target, value);
   }
 
   /** The shuffle-side sink, identical but for its writers. */
@@ -156,15 +129,15 @@ public final class FrazilDynamicRouting {
 
     MemoizingSink(DynamicIcebergSink sink) throws ReflectiveOperationException {
       super(
-          get(DynamicIcebergSink.class, sink, "catalogLoader"),
-          get(DynamicIcebergSink.class, sink, "snapshotProperties"),
-          get(DynamicIcebergSink.class, sink, "uidPrefix"),
-          get(DynamicIcebergSink.class, sink, "writeProperties"),
-          get(DynamicIcebergSink.class, sink, "flinkConfig"),
-          (Integer) get(DynamicIcebergSink.class, sink, "cacheMaximumSize"),
-          get(DynamicIcebergSink.class, sink, "forwardWriteResults"));
+          PrivateMembers.DYNAMIC_SINK_CATALOG_LOADER.get(sink),
+          PrivateMembers.DYNAMIC_SINK_SNAPSHOT_PROPERTIES.get(sink),
+          PrivateMembers.DYNAMIC_SINK_UID_PREFIX.get(sink),
+          PrivateMembers.DYNAMIC_SINK_WRITE_PROPERTIES.get(sink),
+          PrivateMembers.DYNAMIC_SINK_FLINK_CONFIG.get(sink),
+          PrivateMembers.DYNAMIC_SINK_CACHE_MAXIMUM_SIZE.getInt(sink),
+          PrivateMembers.DYNAMIC_SINK_FORWARD_WRITE_RESULTS.get(sink));
       // Same id as the sink it replaces: the committer separates its files by it.
-      set(DynamicIcebergSink.class, this, "sinkId", get(DynamicIcebergSink.class, sink, "sinkId"));
+      PrivateMembers.DYNAMIC_SINK_SINK_ID.set(this, PrivateMembers.DYNAMIC_SINK_SINK_ID.get(sink));
     }
 
     @Override
@@ -180,10 +153,10 @@ public final class FrazilDynamicRouting {
     MemoizingForwardSink(DynamicIcebergSink.ForwardWriterSink sink)
         throws ReflectiveOperationException {
       super(
-          get(DynamicIcebergSink.ForwardWriterSink.class, sink, "catalogLoader"),
-          get(DynamicIcebergSink.ForwardWriterSink.class, sink, "writeProperties"),
-          get(DynamicIcebergSink.ForwardWriterSink.class, sink, "flinkConfig"),
-          (Integer) get(DynamicIcebergSink.ForwardWriterSink.class, sink, "cacheMaximumSize"));
+          PrivateMembers.FORWARD_SINK_CATALOG_LOADER.get(sink),
+          PrivateMembers.FORWARD_SINK_WRITE_PROPERTIES.get(sink),
+          PrivateMembers.FORWARD_SINK_FLINK_CONFIG.get(sink),
+          PrivateMembers.FORWARD_SINK_CACHE_MAXIMUM_SIZE.getInt(sink));
     }
 
     @Override
@@ -243,7 +216,7 @@ public final class FrazilDynamicRouting {
     public void open(OpenContext openContext) throws Exception {
       delegate.setRuntimeContext(getRuntimeContext());
       delegate.open(openContext);
-      memoizeKeys(get(DynamicRecordProcessor.class, delegate, "hashKeyGenerator"));
+      memoizeKeys(PrivateMembers.RECORD_PROCESSOR_HASH_KEY_GENERATOR.get(delegate));
     }
 
     @Override
@@ -303,31 +276,22 @@ public final class FrazilDynamicRouting {
    */
   private static KeySelector<RowData, Integer> memoized(KeySelector<RowData, Integer> selector) {
     try {
-      Class<?> limited = selector.getClass();
-      if (!limited.getName().endsWith("$TargetLimitedKeySelector")) {
+      HiddenField wrapped = PrivateMembers.TARGET_LIMITED_KEY_SELECTOR_WRAPPED;
+      if (!selector.getClass().getName().equals(wrapped.owner())) {
         return selector;
       }
-      Object inner = get(limited, selector, "wrapped");
-      PartitionKeySelector stock = null;
-      for (Field field : inner.getClass().getDeclaredFields()) {
-        if (field.getType() == PartitionKeySelector.class || field.getType() == KeySelector.class) {
-          field.setAccessible(true);
-          Object captured = field.get(inner);
-          if (captured instanceof PartitionKeySelector) {
-            stock = (PartitionKeySelector) captured;
-          }
-        }
-      }
+      PartitionKeySelector stock =
+          PrivateMembers.capturedValue(wrapped.get(selector), PartitionKeySelector.class);
       if (stock == null) {
         return selector;
       }
-      FrazilPartitionKeySelector frazil = FrazilRouting.memoized(stock);
+      FrazilPartitionKeySelector frazil = FrazilPartitionKeySelector.of(stock);
       if (frazil.isMemoized()) {
-        set(limited, selector, "wrapped", new PathHash(frazil));
+        wrapped.set(selector, new PathHash(frazil));
         MEMOIZED_KEY_SELECTORS.incrementAndGet();
       }
     } catch (ReflectiveOperationException | RuntimeException e) {
-      io.frazil.flink.FrazilFlink.logOnce(
+      LogOnce.warn(
           "dynamic-selector:" + e.getClass().getName(),
           "Frazil left a Dynamic Iceberg Sink writer key selector unchanged: " + e);
     }

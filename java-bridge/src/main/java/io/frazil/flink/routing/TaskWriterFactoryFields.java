@@ -1,7 +1,7 @@
-package io.frazil.flink;
+package io.frazil.flink.routing;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
+import io.frazil.reflect.HiddenField;
+import io.frazil.reflect.PrivateMembers;
 import java.util.Set;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -15,23 +15,24 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.SerializableSupplier;
 
 /**
- * A read-only view of the settings inside Iceberg's {@link RowDataTaskWriterFactory}.
+ * A read-only view of the private fields (settings) inside Iceberg's {@link
+ * RowDataTaskWriterFactory}.
  *
  * <p>Iceberg keeps them private and offers no accessors; Frazil's task writers must use exactly the
  * same file writer factory, output file factory, spec and equality fields as the stock writers they
  * stand in for, so they are read by reflection. If a field is missing (another Iceberg version),
  * {@link #open} throws and the caller keeps Iceberg's own writer.
  */
-final class StockTaskWriterFactory {
+final class TaskWriterFactoryFields {
   private final RowDataTaskWriterFactory factory;
 
-  private StockTaskWriterFactory(RowDataTaskWriterFactory factory) {
+  private TaskWriterFactoryFields(RowDataTaskWriterFactory factory) {
     this.factory = factory;
   }
 
-  static StockTaskWriterFactory open(RowDataTaskWriterFactory factory)
+  static TaskWriterFactoryFields open(RowDataTaskWriterFactory factory)
       throws ReflectiveOperationException {
-    StockTaskWriterFactory view = new StockTaskWriterFactory(factory);
+    TaskWriterFactoryFields view = new TaskWriterFactoryFields(factory);
     // Touch every field now so a shape mismatch surfaces before any writer is built.
     view.spec();
     view.schema();
@@ -46,47 +47,47 @@ final class StockTaskWriterFactory {
   }
 
   PartitionSpec spec() throws ReflectiveOperationException {
-    return (PartitionSpec) read("spec");
+    return (PartitionSpec) read(PrivateMembers.TASK_WRITERS_SPEC);
   }
 
   Schema schema() throws ReflectiveOperationException {
-    return (Schema) read("schema");
+    return (Schema) read(PrivateMembers.TASK_WRITERS_SCHEMA);
   }
 
   RowType flinkSchema() throws ReflectiveOperationException {
-    return (RowType) read("flinkSchema");
+    return (RowType) read(PrivateMembers.TASK_WRITERS_FLINK_SCHEMA);
   }
 
   FileFormat format() throws ReflectiveOperationException {
-    return (FileFormat) read("format");
+    return (FileFormat) read(PrivateMembers.TASK_WRITERS_FORMAT);
   }
 
   long targetFileSizeBytes() throws ReflectiveOperationException {
-    return (Long) read("targetFileSizeBytes");
+    return (Long) read(PrivateMembers.TASK_WRITERS_TARGET_FILE_SIZE);
   }
 
   @SuppressWarnings("unchecked")
   Set<Integer> equalityFieldIds() throws ReflectiveOperationException {
-    return (Set<Integer>) read("equalityFieldIds");
+    return (Set<Integer>) read(PrivateMembers.TASK_WRITERS_EQUALITY_FIELD_IDS);
   }
 
   boolean upsert() throws ReflectiveOperationException {
-    return (Boolean) read("upsert");
+    return (Boolean) read(PrivateMembers.TASK_WRITERS_UPSERT);
   }
 
   /** Set by {@code initialize()}: format version > 2. */
   boolean useDv() throws ReflectiveOperationException {
-    return (Boolean) read("useDv");
+    return (Boolean) read(PrivateMembers.TASK_WRITERS_USE_DV);
   }
 
   @SuppressWarnings("unchecked")
   FileWriterFactory<RowData> fileWriterFactory() throws ReflectiveOperationException {
-    return (FileWriterFactory<RowData>) read("fileWriterFactory");
+    return (FileWriterFactory<RowData>) read(PrivateMembers.TASK_WRITERS_FILE_WRITER_FACTORY);
   }
 
   /** Set by {@code initialize()}. */
   OutputFileFactory outputFileFactory() throws ReflectiveOperationException {
-    return (OutputFileFactory) read("outputFileFactory");
+    return (OutputFileFactory) read(PrivateMembers.TASK_WRITERS_OUTPUT_FILE_FACTORY);
   }
 
   Table table() throws ReflectiveOperationException {
@@ -95,19 +96,15 @@ final class StockTaskWriterFactory {
 
   @SuppressWarnings("unchecked")
   SerializableSupplier<Table> tableSupplier() throws ReflectiveOperationException {
-    return (SerializableSupplier<Table>) read("tableSupplier");
+    return (SerializableSupplier<Table>) read(PrivateMembers.TASK_WRITERS_TABLE_SUPPLIER);
   }
 
   /** What stock {@code create()} does first: refresh a caching table supplier. */
   void refreshTable() throws ReflectiveOperationException {
-    Method method = RowDataTaskWriterFactory.class.getDeclaredMethod("refreshTable");
-    method.setAccessible(true);
-    method.invoke(factory);
+    PrivateMembers.TASK_WRITERS_REFRESH_TABLE.invoke(factory);
   }
 
-  private Object read(String name) throws ReflectiveOperationException {
-    Field field = RowDataTaskWriterFactory.class.getDeclaredField(name);
-    field.setAccessible(true);
+  private Object read(HiddenField field) throws ReflectiveOperationException {
     return field.get(factory);
   }
 }

@@ -1,7 +1,10 @@
-package io.frazil.flink;
+package io.frazil.flink.routing;
 
+import io.frazil.flink.FrazilFlink;
+import io.frazil.flink.LogOnce;
 import io.frazil.partition.FrazilPartitionKeySelector;
-import java.lang.reflect.Field;
+import io.frazil.reflect.HiddenField;
+import io.frazil.reflect.PrivateMembers;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Deque;
@@ -18,10 +21,6 @@ import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.streaming.runtime.partitioner.KeyGroupStreamPartitioner;
 import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.sink.FrazilIcebergSinkRouting;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
 import org.apache.iceberg.flink.sink.RowDataTaskWriterFactory;
@@ -43,8 +42,6 @@ import org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting;
  * left alone.
  */
 public final class FrazilRouting {
-  private static final String STREAM_WRITER = "org.apache.iceberg.flink.sink.IcebergStreamWriter";
-
   private FrazilRouting() {}
 
   /**
@@ -67,7 +64,7 @@ public final class FrazilRouting {
       try {
         replaced += rewrite(transformation) + rewriteInIcebergPackages(transformation);
       } catch (ReflectiveOperationException | RuntimeException e) {
-        FrazilFlink.logOnce(
+        LogOnce.warn(
             "routing-rewrite:" + e.getClass().getName(),
             "Frazil left a Flink operator's partition routing unchanged: " + e);
       }
@@ -82,7 +79,7 @@ public final class FrazilRouting {
           + FrazilIcebergSinkRouting.rewrite(transformation);
     } catch (LinkageError e) {
       // Iceberg's Flink classes come from another class loader: no package access.
-      FrazilFlink.logOnce(
+      LogOnce.warn(
           "dynamic-linkage",
           "Frazil's memoizer is not used in IcebergSink and Dynamic Iceberg Sink jobs (Iceberg"
               + " is loaded by another class loader): "
@@ -98,18 +95,19 @@ public final class FrazilRouting {
       replaced += replaceTaskWriterFactory(oneInput.getOperatorFactory());
       KeySelector<?, ?> stateKey = oneInput.getStateKeySelector();
       if (stateKey instanceof PartitionKeySelector) {
-        setStateKeySelector(oneInput, memoized((PartitionKeySelector) stateKey));
+        setStateKeySelector(
+            oneInput, FrazilPartitionKeySelector.of((PartitionKeySelector) stateKey));
         replaced += 1;
       }
     } else if (transformation instanceof PartitionTransformation) {
       StreamPartitioner<?> partitioner =
           ((PartitionTransformation<?>) transformation).getPartitioner();
       if (partitioner instanceof KeyGroupStreamPartitioner) {
-        Field field = KeyGroupStreamPartitioner.class.getDeclaredField("keySelector");
-        field.setAccessible(true);
-        Object selector = field.get(partitioner);
+        HiddenField keySelector = PrivateMembers.KEY_GROUP_PARTITIONER_KEY_SELECTOR;
+        Object selector = keySelector.get(partitioner);
         if (selector instanceof PartitionKeySelector) {
-          field.set(partitioner, memoized((PartitionKeySelector) selector));
+          keySelector.set(
+              partitioner, FrazilPartitionKeySelector.of((PartitionKeySelector) selector));
           replaced += 1;
         }
       }
@@ -129,12 +127,13 @@ public final class FrazilRouting {
       return 0;
     }
     StreamOperator<?> operator = ((SimpleOperatorFactory<?>) factory).getOperator();
-    if (!STREAM_WRITER.equals(operator.getClass().getName())) {
+    if (!PrivateMembers.STREAM_WRITER_TASK_WRITER_FACTORY
+        .owner()
+        .equals(operator.getClass().getName())) {
       return 0;
     }
-    Field field = operator.getClass().getDeclaredField("taskWriterFactory");
-    field.setAccessible(true);
-    TaskWriterFactory<?> current = (TaskWriterFactory<?>) field.get(operator);
+    HiddenField field = PrivateMembers.STREAM_WRITER_TASK_WRITER_FACTORY;
+    TaskWriterFactory<?> current = field.get(operator);
     if (!(current instanceof RowDataTaskWriterFactory)
         || current instanceof FrazilTaskWriterFactory) {
       return 0; // already Frazil's, or a factory this pass does not know
@@ -146,34 +145,5 @@ public final class FrazilRouting {
     }
     field.set(operator, wrapped);
     return 1;
-  }
-
-  /** Frazil's selector for the same spec, schema and row type as Iceberg's {@code stock}. */
-  public static FrazilPartitionKeySelector memoized(PartitionKeySelector stock)
-      throws ReflectiveOperationException {
-    Schema schema = (Schema) read(stock, "schema");
-    RowType flinkSchema = (RowType) read(stock, "flinkSchema");
-    PartitionKey key = (PartitionKey) read(stock, "partitionKey");
-    PartitionSpec spec = (PartitionSpec) readSuper(key, "spec");
-    return new FrazilPartitionKeySelector(spec, schema, flinkSchema);
-  }
-
-  private static Object read(Object target, String name) throws ReflectiveOperationException {
-    Field field = target.getClass().getDeclaredField(name);
-    field.setAccessible(true);
-    return field.get(target);
-  }
-
-  private static Object readSuper(Object target, String name) throws ReflectiveOperationException {
-    for (Class<?> type = target.getClass(); type != null; type = type.getSuperclass()) {
-      try {
-        Field field = type.getDeclaredField(name);
-        field.setAccessible(true);
-        return field.get(target);
-      } catch (NoSuchFieldException e) {
-        // look further up
-      }
-    }
-    throw new NoSuchFieldException(name + " in " + target.getClass().getName());
   }
 }

@@ -1,5 +1,7 @@
-package io.frazil.flink;
+package io.frazil.flink.routing;
 
+import io.frazil.flink.FrazilFlink;
+import io.frazil.flink.LogOnce;
 import io.frazil.partition.BucketTupleMemo;
 import java.util.Map;
 import java.util.Set;
@@ -39,7 +41,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
   private static final AtomicLong MEMOIZED_DELTA_WRITERS = new AtomicLong();
 
   private final RowDataTaskWriterFactory delegate;
-  private transient StockTaskWriterFactory stock;
+  private transient TaskWriterFactoryFields stock;
   private transient BucketTupleMemo memo;
 
   /**
@@ -47,7 +49,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
    * Iceberg Sink's writer caches). The superclass state is built from the same settings but never
    * used: every call goes to {@code delegate}, or to the memoized writers built from its parts.
    */
-  private FrazilTaskWriterFactory(RowDataTaskWriterFactory delegate, StockTaskWriterFactory view)
+  private FrazilTaskWriterFactory(RowDataTaskWriterFactory delegate, TaskWriterFactoryFields view)
       throws ReflectiveOperationException {
     super(
         view.tableSupplier(),
@@ -71,9 +73,9 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
       return factory;
     }
     try {
-      return new FrazilTaskWriterFactory(factory, StockTaskWriterFactory.open(factory));
+      return new FrazilTaskWriterFactory(factory, TaskWriterFactoryFields.open(factory));
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      FrazilFlink.logOnce(
+      LogOnce.warn(
           "memo-wrap:" + e.getClass().getName(),
           "Frazil's partition-key memoizer is not used (Iceberg's task writer factory is not as"
               + " expected): "
@@ -107,13 +109,13 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     delegate.initialize(taskId, attemptId);
     this.memo = null;
     try {
-      this.stock = StockTaskWriterFactory.open(delegate);
+      this.stock = TaskWriterFactoryFields.open(delegate);
       PartitionSpec spec = stock.spec();
       if (BucketTupleMemo.isEligible(spec) && enabledFor(stock.table().properties())) {
         this.memo = BucketTupleMemo.create(stock.schema(), spec, stock.flinkSchema());
       }
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      FrazilFlink.logOnce(
+      LogOnce.warn(
           "memo-unavailable:" + e.getClass().getName(),
           "Frazil's partition-key memoizer is not used (Iceberg's task writer factory is not as"
               + " expected): "
@@ -135,7 +137,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     } catch (ReflectiveOperationException | LinkageError e) {
       // LinkageError: the delta writer lives in Iceberg's package and cannot be linked when
       // Iceberg was loaded by another class loader than Frazil.
-      FrazilFlink.logOnce(
+      LogOnce.warn(
           "memo-create:" + e.getClass().getName(),
           "Frazil's partition-key memoizer is not used: " + e);
       this.memo = null;

@@ -1,4 +1,4 @@
-package io.frazil.flink;
+package io.frazil.flink.routing;
 
 import io.frazil.partition.BucketTupleMemo;
 import java.io.IOException;
