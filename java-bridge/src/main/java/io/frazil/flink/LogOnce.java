@@ -26,7 +26,13 @@ public final class LogOnce {
 
   /** {@link #warn(String, String)} with the cause's stack trace (none when null). */
   public static void warn(String reasonKey, String message, Throwable cause) {
-    if (LOGGED_REASONS.add(reasonKey)) {
+    if (!LOGGED_REASONS.add(reasonKey)) {
+      return;
+    }
+    if (cause == null) {
+      // Not passed as an argument: a null last argument is one more placeholder value to log4j.
+      LOG.warn("{} (logged once)", message);
+    } else {
       LOG.warn("{} (logged once)", message, cause);
     }
   }
