@@ -118,17 +118,14 @@ public final class BucketTupleMemo {
 
   private final Schema schema;
   private final PartitionSpec spec;
-  private final RowType flinkType;
   private final FieldReader[] fields;
   private final int size;
   private final PartitionKey[] keys;
   private final String[] paths;
 
-  private BucketTupleMemo(
-      Schema schema, PartitionSpec spec, RowType flinkType, FieldReader[] fields, int size) {
+  private BucketTupleMemo(Schema schema, PartitionSpec spec, FieldReader[] fields, int size) {
     this.schema = schema;
     this.spec = spec;
-    this.flinkType = flinkType;
     this.fields = fields;
     this.size = size;
     this.keys = new PartitionKey[size];
@@ -234,7 +231,7 @@ public final class BucketTupleMemo {
       fields[i] = FieldReader.of(schema, flinkType, partitionFields.get(i));
       size *= fields[i].radix;
     }
-    return new BucketTupleMemo(schema, spec, flinkType, fields, size);
+    return new BucketTupleMemo(schema, spec, fields, size);
   }
 
   /**
@@ -276,10 +273,6 @@ public final class BucketTupleMemo {
 
   public Schema schema() {
     return schema;
-  }
-
-  public RowType flinkType() {
-    return flinkType;
   }
 
   /**
