@@ -93,8 +93,17 @@ final class FlinkJobs {
    * leave the next one waiting for slots) with four slots.
    */
   static MiniClusterExtension miniCluster() {
+    // Bounded restarts: with checkpointing on, Flink's default restarts a failing job forever, so
+    // a job that cannot succeed (a class that fails to initialize, say) would hang the test
+    // instead of failing it.
+    org.apache.flink.configuration.Configuration conf =
+        new org.apache.flink.configuration.Configuration();
+    conf.setString("restart-strategy.type", "fixed-delay");
+    conf.setString("restart-strategy.fixed-delay.attempts", "3");
+    conf.setString("restart-strategy.fixed-delay.delay", "200 ms");
     return new MiniClusterExtension(
         new MiniClusterResourceConfiguration.Builder()
+            .setConfiguration(conf)
             .setNumberTaskManagers(1)
             .setNumberSlotsPerTaskManager(4)
             .build());
