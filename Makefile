@@ -5,29 +5,51 @@ CARGO ?= cargo
 
 .PHONY: all native jvm demo test fuzz test-rust test-java lint format bench-smoke clean
 
+## Flink minor for jvm, runtime-jar, demo, bench and bench-jobs: 2.1 (default) or 1.20 (LTS), e.g.
+## `make demo FLINK=1.20`. A non-default minor builds with Maven profile flink-<minor> into
+## target/flink-<minor>/ (README, "Flink versions"); `jvm` installs that minor's artifacts.
+FLINK ?= 2.1
+FLINK_PROFILE = $(if $(filter-out 2.1,$(FLINK)),-Pflink-$(FLINK))
+## The other supported minors `make test` also runs (the subset below) on.
+FLINK_OTHER_MINORS ?= 1.20
+
 all: jvm
 
 native:
 	$(CARGO) build --release -p frazil-native
 
 jvm: native
-	$(MVN) -q -DskipTests install
+	$(MVN) -q $(FLINK_PROFILE) -DskipTests install
 
-## The one jar a Flink 2.1 cluster needs in lib/ (flink-runtime/pom.xml): the bridge, libfrazil.so,
+## The one jar a Flink cluster needs in lib/ (flink-runtime/pom.xml): the bridge, libfrazil.so,
 ## the FileSystemFactory service that installs Frazil at process start, and arrow-java with its
 ## dependencies, relocated under io.frazil.shaded (but org.apache.arrow.c, bound to Arrow's JNI
-## library) -> flink-runtime/target/frazil-flink-runtime-2.1-<version>.jar. `make jvm` builds it too.
+## library) -> flink-runtime/target/frazil-flink-runtime-2.1-<version>.jar (FLINK=1.20:
+## flink-runtime/target/flink-1.20/frazil-flink-runtime-1.20-<version>.jar). `make jvm` builds it too.
 .PHONY: runtime-jar
 runtime-jar: native
-	$(MVN) -q -DskipTests -pl flink-runtime -am package
+	$(MVN) -q $(FLINK_PROFILE) -DskipTests -pl flink-runtime -am package
 
 ## The main job: writes the same rows with stock Iceberg and with Frazil and compares them.
 demo: jvm
-	$(MVN) -q -pl java-bridge test-compile exec:exec
+	$(MVN) -q $(FLINK_PROFILE) -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
-	run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci
+	run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci run-test-other-minors
+
+## On every other supported minor (FLINK_OTHER_MINORS): the sink matrix (4 sinks x bucket x v2/v3 x
+## append/upsert), failover and bad rows in jobs, the memoizer job tests and the reflection-shape
+## test, against the release library `native` built; builds into target/flink-<minor>/, installs
+## nothing. `make test-flink MINOR=1.20 [MINOR_TESTS=...]` runs it for one minor.
+MINOR_TESTS ?= TestPrivateMembers,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling
+.PHONY: test-flink run-test-other-minors
+test-flink: native
+	$(MVN) -Pflink-$(MINOR) -pl testkit,java-bridge -am test '-Dtest=$(MINOR_TESTS)' \
+		-Dsurefire.failIfNoSpecifiedTests=false
+
+run-test-other-minors:
+	for minor in $(FLINK_OTHER_MINORS); do $(MAKE) test-flink MINOR=$$minor || exit 1; done
 
 ## Randomized parity only (TestRandomizedParity; `make test` runs it with 60 cases, seed 20251201):
 ## CASES random schemas x rows x write.parquet.* x metrics settings from SEED (random when unset).
@@ -61,12 +83,12 @@ clean:
 ## `make bench` writes bench/results/<date>-<short sha>/; the full run takes ~10-15 min on 2 cores.
 ## Its heap is 8g (the 2,000,000-row fixtures alone take ~1.8 GB; 4g crowds the stock arm's GC).
 .PHONY: bench bench-smoke run-bench-smoke
-BENCH_OUT ?= $(CURDIR)/bench/results/$(shell date -u +%F)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit)
+BENCH_OUT ?= $(CURDIR)/bench/results/$(shell date -u +%F)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit)$(if $(FLINK_PROFILE),-flink-$(FLINK))
 BENCH_HEAP ?= 8g
 BENCH_ARGS ?=
 
 bench: jvm
-	$(MVN) -q -pl bench exec:exec -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT) $(BENCH_ARGS)"
+	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT) $(BENCH_ARGS)"
 
 ## Seconds-long run of the same harness and guards (bid, 20,000 rows); fails on a wrong footer.
 bench-smoke: jvm run-bench-smoke
@@ -82,7 +104,7 @@ run-bench-smoke:
 BENCH_JOBS_ARGS ?=
 
 bench-jobs: jvm
-	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT)-jobs $(BENCH_JOBS_ARGS)"
+	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT)-jobs $(BENCH_JOBS_ARGS)"
 
 ## ~25 s after the build (8 jobs of 20,000 rows, all four cells, same validation); part of `make test`.
 bench-jobs-smoke: jvm run-bench-jobs-smoke
@@ -170,18 +192,21 @@ run-cluster-test-smoke: cluster-test-build
 .PHONY: iceberg-suites run-iceberg-suites run-iceberg-suites-ci
 ICEBERG_SUITES ?=
 ICEBERG_SUITES_PROFILES ?= iceberg-suites
-ICEBERG_SUITES_REPORT ?= $(CURDIR)/$(if $(ICEBERG_SUITES),java-bridge/target,validation)/iceberg-suites.md
+ICEBERG_SUITES_REPORT ?= $(CURDIR)/$(if $(ICEBERG_SUITES),java-bridge/target,validation)/iceberg-suites$(if $(FLINK_PROFILE),-flink-$(FLINK)).md
+comma := ,
 
 iceberg-suites: native run-iceberg-suites
 
 ## The same without building the native library first.
+SUITES_REPORTS = java-bridge/target/$(if $(FLINK_PROFILE),flink-$(FLINK)/)surefire-reports
 run-iceberg-suites:
-	rm -rf java-bridge/target/surefire-reports
+	rm -rf $(SUITES_REPORTS)
 	start=$$(date +%s); \
-	$(MVN) -P $(ICEBERG_SUITES_PROFILES) -pl java-bridge -am test -Dmaven.test.failure.ignore=true \
-		$(if $(ICEBERG_SUITES),'-Diceberg.suites=$(ICEBERG_SUITES)'); mvn_rc=$$?; \
+	$(MVN) -P $(ICEBERG_SUITES_PROFILES)$(if $(FLINK_PROFILE),$(comma)flink-$(FLINK)) -pl java-bridge -am test \
+		-Dmaven.test.failure.ignore=true $(if $(ICEBERG_SUITES),'-Diceberg.suites=$(ICEBERG_SUITES)'); \
+		mvn_rc=$$?; \
 	$(PYTHON) scripts/suite_report.py --check --wall-seconds $$(( $$(date +%s) - start )) \
-		--out $(ICEBERG_SUITES_REPORT); report_rc=$$?; \
+		--reports $(SUITES_REPORTS) --out $(ICEBERG_SUITES_REPORT); report_rc=$$?; \
 	test $$mvn_rc -eq 0 -a $$report_rc -eq 0
 
 ## The subset of iceberg-suites that fits the `make test` budget (java-bridge/pom.xml

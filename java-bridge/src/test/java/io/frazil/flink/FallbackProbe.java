@@ -27,8 +27,13 @@ public final class FallbackProbe {
     // Optional "chained": parallelism 1 and object reuse, so no record is ever serialized (Flink's
     // Kryo copy of Iceberg's write results needs java.nio opened just as Arrow does).
     boolean chained = args.length > 1 && "chained".equals(args[1]);
+    // Bounded restarts: a job that cannot succeed fails the probe instead of restarting forever.
+    Configuration conf = new Configuration();
+    conf.setString("restart-strategy.type", "fixed-delay");
+    conf.setString("restart-strategy.fixed-delay.attempts", "2");
+    conf.setString("restart-strategy.fixed-delay.delay", "200 ms");
     StreamExecutionEnvironment env =
-        StreamExecutionEnvironment.createLocalEnvironment(chained ? 1 : 2);
+        StreamExecutionEnvironment.createLocalEnvironment(chained ? 1 : 2, conf);
     if (chained) {
       env.getConfig().enableObjectReuse();
     }

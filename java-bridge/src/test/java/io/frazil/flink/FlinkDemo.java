@@ -96,6 +96,10 @@ public final class FlinkDemo {
 
     Configuration conf = new Configuration();
     conf.setString("taskmanager.numberOfTaskSlots", "2");
+    // A demo that cannot succeed says why instead of restarting forever.
+    conf.setString("restart-strategy.type", "fixed-delay");
+    conf.setString("restart-strategy.fixed-delay.attempts", "2");
+    conf.setString("restart-strategy.fixed-delay.delay", "500 ms");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
     env.enableCheckpointing(1000);
     // One generator subtask: with Iceberg 1.11's FlinkSink on Flink 2.1, a bounded job whose

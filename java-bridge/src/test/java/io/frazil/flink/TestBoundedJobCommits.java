@@ -24,7 +24,6 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.source.legacy.RichParallelSourceFunction;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -553,7 +552,7 @@ public class TestBoundedJobCommits {
    * next LATE_ROWS_BEFORE rows, waits for the test, emits LATE_ROWS_AFTER more and ends. Rows go
    * out under the checkpoint lock, so no checkpoint splits a batch.
    */
-  static final class TwoPaceSource extends RichParallelSourceFunction<Long> {
+  static final class TwoPaceSource extends LegacyParallelSource<Long> {
     private volatile boolean running = true;
 
     @Override

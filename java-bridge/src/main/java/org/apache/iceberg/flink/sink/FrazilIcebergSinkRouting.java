@@ -80,9 +80,8 @@ public final class FrazilIcebergSinkRouting {
   }
 
   /** The {@link IcebergSink} it wraps, call for call, with memoized writers and key selector. */
-  static final class MemoizingIcebergSink
-      implements Sink<RowData>,
-          SupportsPreWriteTopology<RowData>,
+  static final class MemoizingIcebergSink extends RowDataSinkWriters
+      implements SupportsPreWriteTopology<RowData>,
           SupportsCommitter<IcebergCommittable>,
           SupportsPreCommitTopology<WriteResult, IcebergCommittable>,
           SupportsPostCommitTopology<IcebergCommittable>,
@@ -96,7 +95,16 @@ public final class FrazilIcebergSinkRouting {
 
     @Override
     public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
-      SinkWriter<RowData> writer = delegate.createWriter(context);
+      return memoized(delegate.createWriter(context));
+    }
+
+    @Override
+    Sink<RowData> delegate() {
+      return delegate;
+    }
+
+    @Override
+    SinkWriter<RowData> memoized(SinkWriter<RowData> writer) {
       if (writer instanceof IcebergSinkWriter) {
         try {
           memoize((IcebergSinkWriter) writer);

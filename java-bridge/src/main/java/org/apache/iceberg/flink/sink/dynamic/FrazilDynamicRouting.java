@@ -5,6 +5,8 @@ import io.frazil.flink.routing.FrazilTaskWriterFactory;
 import io.frazil.partition.FrazilPartitionKeySelector;
 import io.frazil.reflect.HiddenField;
 import io.frazil.reflect.PrivateMembers;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.AbstractMap;
 import java.util.Map;
 import java.util.Set;
@@ -123,6 +125,23 @@ public final class FrazilDynamicRouting {
     }
   }
 
+  /**
+   * What creates a writer: Iceberg's sinks declare {@link IOException} on Flink 1.20, not on 2.x.
+   */
+  @FunctionalInterface
+  interface WriterCreation {
+    SinkWriter<DynamicRecordInternal> create() throws IOException;
+  }
+
+  /** The writer {@code creation} returns; its {@link IOException} (Flink 1.20) as unchecked. */
+  static SinkWriter<DynamicRecordInternal> created(WriterCreation creation) {
+    try {
+      return creation.create();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Iceberg's Dynamic Iceberg Sink could not create a writer", e);
+    }
+  }
+
   /** The shuffle-side sink, identical but for its writers. */
   static final class MemoizingSink extends DynamicIcebergSink {
     private static final long serialVersionUID = 1L;
@@ -142,7 +161,7 @@ public final class FrazilDynamicRouting {
 
     @Override
     public SinkWriter<DynamicRecordInternal> createWriter(WriterInitContext context) {
-      return memoize(super.createWriter(context));
+      return memoize(created(() -> super.createWriter(context)));
     }
   }
 
@@ -161,7 +180,7 @@ public final class FrazilDynamicRouting {
 
     @Override
     public SinkWriter<DynamicRecordInternal> createWriter(WriterInitContext context) {
-      return memoize(super.createWriter(context));
+      return memoize(created(() -> super.createWriter(context)));
     }
   }
 
