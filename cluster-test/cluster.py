@@ -62,6 +62,7 @@ import selectors
 import shutil
 import signal
 import socket
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -556,40 +557,60 @@ def scenario_sinks(inputs: Inputs) -> dict:
         cluster.stop()
 
 
-def iceberg_commits(warehouse: Path, table: str) -> int:
-    """Snapshots committed so far, read from the Hadoop catalog's newest metadata file."""
+def commits_in(metadata: dict) -> tuple[int, int]:
+    """(snapshots, the Flink checkpoint id of the newest commit) of a table metadata JSON."""
+    snapshots = metadata.get("snapshots", [])
+    current = [s for s in snapshots if s["snapshot-id"] == metadata.get("current-snapshot-id")]
+    checkpoint = int(current[0]["summary"].get("flink.max-committed-checkpoint-id", -1)
+                     if current else -1)
+    return len(snapshots), checkpoint
+
+
+def iceberg_commits(warehouse: Path, table: str) -> tuple[int, int]:
+    """(snapshots, last committed checkpoint id) from the Hadoop catalog's newest metadata."""
     metadata = warehouse.joinpath(*table.split(".")) / "metadata"
     try:
         version = int((metadata / "version-hint.text").read_text().strip())
-        return len(json.loads((metadata / f"v{version}.metadata.json").read_text())["snapshots"])
+        return commits_in(json.loads((metadata / f"v{version}.metadata.json").read_text()))
     except (OSError, ValueError):
-        return 0
+        return 0, -1
 
 
 def parquet_files_on_disk(warehouse: Path, table: str) -> int:
     return len(list((warehouse.joinpath(*table.split(".")) / "data").rglob("*.parquet")))
 
 
-def wait_between_checkpoints(cluster: Cluster, job_id: str, table: str, commits: int,
-                             timeout: float = 120) -> dict:
-    """Waits until the table has `commits` snapshots and the job is mid-way between checkpoints:
-    none in progress and the last one completed 300-700 ms ago (1 s interval)."""
+def wait_between_checkpoints(cluster: Cluster, job_id: str, commits_of, commits: int,
+                             interval_ms: int = 1000, timeout: float = 120) -> dict:
+    """Waits until the table has at least `commits` snapshots, the newest one committing the
+    latest completed checkpoint (`commits_of()` returns both), and the job is mid-way between
+    checkpoints: none in progress and the last one completed 300 to interval-300 ms ago. The
+    source must still be running then."""
     deadline = time.monotonic() + timeout
+    seen = None
     while time.monotonic() < deadline:
+        cluster.check_alive()
+        state = cluster.job_state(job_id)
+        require(state == "RUNNING", f"job {job_id} is {state} before a quiet moment between "
+                f"checkpoints came (too few rows for this machine's speed?); last seen {seen}")
         stats = cluster.rest(f"/jobs/{job_id}/checkpoints")
         latest = (stats.get("latest") or {}).get("completed") or {}
         since_ms = time.time() * 1000 - latest.get("latest_ack_timestamp", 0)
-        if (iceberg_commits(cluster.home.warehouse, table) >= commits
-                and stats["counts"]["in_progress"] == 0 and 300 <= since_ms <= 700):
-            source = [v["status"] for v in cluster.rest(f"/jobs/{job_id}")["vertices"]
-                      if v["name"].startswith("Source: ids")]
-            require(source == ["RUNNING"], f"job {job_id}: the source is {source} after {commits}"
-                    " commits, before the kill (too few rows for this machine's speed)")
-            return {"checkpoints_completed": stats["counts"]["completed"],
-                    "ms_since_last_checkpoint": round(since_ms),
-                    "iceberg_commits": iceberg_commits(cluster.home.warehouse, table)}
+        if stats["counts"]["in_progress"] == 0 and 300 <= since_ms <= interval_ms - 300:
+            snapshots, checkpoint = commits_of()
+            seen = {"snapshots": snapshots, "last_committed_checkpoint": checkpoint,
+                    "latest_completed_checkpoint": latest.get("id")}
+            if snapshots >= commits and checkpoint == latest.get("id"):
+                source = [v["status"] for v in cluster.rest(f"/jobs/{job_id}")["vertices"]
+                          if v["name"].startswith("Source: ids")]
+                require(source == ["RUNNING"], f"job {job_id}: the source is {source} after "
+                        f"{snapshots} commits (too few rows for this machine's speed)")
+                return {"checkpoints_completed": stats["counts"]["completed"],
+                        "ms_since_last_checkpoint": round(since_ms),
+                        "iceberg_commits": snapshots, "last_committed_checkpoint": checkpoint}
         time.sleep(0.05)
-    raise CheckFailed(f"job {job_id}: no quiet moment between checkpoints within {timeout:.0f} s")
+    raise CheckFailed(f"job {job_id}: no quiet moment between checkpoints within {timeout:.0f} s;"
+                      f" last seen {seen}")
 
 
 def kill_between_checkpoints(inputs: Inputs, scenario: str, rows: int, rows_per_second: int,
@@ -607,7 +628,8 @@ def kill_between_checkpoints(inputs: Inputs, scenario: str, rows: int, rows_per_
             ["--warehouse", str(cluster.home.warehouse), "--table", table, "--rows", str(rows),
              "--checkpoint-ms", "1000", "--rows-per-second", str(rows_per_second)], detached=True)
         victim = cluster.taskmanager_of(job_id, "Source: ids")
-        moment = wait_between_checkpoints(cluster, job_id, table, commits=commits)
+        moment = wait_between_checkpoints(
+            cluster, job_id, lambda: iceberg_commits(cluster.home.warehouse, table), commits)
         files_before = parquet_files_on_disk(cluster.home.warehouse, table)
         cluster.kill_taskmanager(victim)
         log(f"{victim} ran the source; killed at {moment}")
@@ -687,7 +709,7 @@ def scenario_kill_in_checkpoint(inputs: Inputs) -> dict:
         candidates = sorted(writers - {source_tm})
         require(bool(candidates), f"no writer outside the source's {source_tm}: {writers}")
         victim = candidates[0]
-        commits_before = iceberg_commits(cluster.home.warehouse, table)
+        commits_before = iceberg_commits(cluster.home.warehouse, table)[0]
         files_before = parquet_files_on_disk(cluster.home.warehouse, table)
         cluster.kill_taskmanager(victim)
         log(f"{victim} ran a writer (source on {source_tm}); killed with checkpoint {slow} "
@@ -1081,39 +1103,57 @@ def scenario_s3(inputs: Inputs) -> dict:
         cluster.stop()
 
 
-def wait_checkpoints(cluster: Cluster, job_id: str, completed: int, timeout: float = 120) -> int:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        cluster.check_alive()
-        done = cluster.rest(f"/jobs/{job_id}/checkpoints")["counts"]["completed"]
-        if done >= completed:
-            return done
-        time.sleep(0.2)
-    raise CheckFailed(f"job {job_id}: {completed} checkpoints not completed in {timeout:.0f} s")
+def s3_iceberg_commits(cluster: Cluster, port: int, table: str) -> tuple[int, int]:
+    """(snapshots, last committed checkpoint id) of a table in the JDBC catalog on SQLite, its
+    metadata file read from moto directly (not through the fault proxy)."""
+    namespace, name = table.split(".")
+    try:
+        with sqlite3.connect(f"file:{cluster.home.work / 'catalog.db'}?mode=ro", uri=True,
+                             timeout=5) as db:
+            row = db.execute("SELECT metadata_location FROM iceberg_tables WHERE "
+                             "table_namespace = ? AND table_name = ?", (namespace, name)).fetchone()
+        if not row:
+            return 0, -1
+        key = row[0].removeprefix(f"s3://{S3_BUCKET}/")
+        # moto answers an object GET only with some (unchecked) AWS authorization header.
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/{S3_BUCKET}/{key}",
+            headers={"Authorization": "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/"
+                                      "aws4_request, SignedHeaders=host, Signature=0"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return commits_in(json.load(response))
+    except (sqlite3.Error, OSError, ValueError):
+        return 0, -1
 
 
 def scenario_s3_outage(inputs: Inputs) -> dict:
-    """FlinkSink to S3 through a fault-injecting TCP proxy in front of moto: after 3 checkpoints
-    the proxy resets every open connection and refuses (accepts and resets) every new one for
-    8 s while the job writes. S3FileIO's retries or a restart from the last checkpoint must
+    """FlinkSink to S3 through a fault-injecting TCP proxy in front of moto: mid-way between two
+    checkpoints, once 3 are committed, the proxy resets every open connection and refuses
+    (accepts and resets) every new one for 8 s while the job writes: the next checkpoint's
+    data-file uploads fail first. S3FileIO's retries or a restart from the last checkpoint must
     carry the job through; the table, read through moto directly, holds every id once, and
     every data file is Frazil's."""
     require(len(inputs.s3_jars) == 2, f"S3 jars missing: {inputs.s3_jars}")
     cluster = start_cluster(inputs, "s3-outage", extra_jars=inputs.s3_jars)
-    table, rows, outage = "db.s3_outage", 200_000, 8.0
+    table, rows, outage = "db.s3_outage", 300_000, 8.0
     proxy = None
     try:
         port = start_moto(cluster.home)
         proxy = FaultProxy(port)
         log(f"fault proxy 127.0.0.1:{proxy.port} -> moto 127.0.0.1:{port}")
-        # ~20 s of input (10,000 rows/s), a checkpoint and commit every second.
+        # ~30 s of input (10,000 rows/s), a checkpoint and commit every 2 s (a checkpoint
+        # uploads 8 data files to moto, up to 1.5 s on a busy machine).
         job_id = cluster.run_job(
             "s3-outage", inputs.job_jar, "FlinkSinkJob",
             [*s3_catalog(cluster, proxy.port), "--table", table, "--rows", str(rows),
-             "--checkpoint-ms", "1000", "--rows-per-second", "10000"], detached=True)
-        before = wait_checkpoints(cluster, job_id, 3)
+             "--checkpoint-ms", "2000", "--rows-per-second", "10000"], detached=True)
+        # Mid-way between two checkpoints, the last one committed: the next checkpoint's
+        # data-file uploads (the writers flush at the barrier) meet the outage first.
+        before = wait_between_checkpoints(
+            cluster, job_id, lambda: s3_iceberg_commits(cluster, port, table), commits=3,
+            interval_ms=2000)
         proxy.outage(outage)
-        log(f"S3 outage for {outage:.0f} s after {before} checkpoints")
+        log(f"S3 outage for {outage:.0f} s from {before}")
         deadline = time.monotonic() + outage + 5
         while proxy.down() and time.monotonic() < deadline:
             cluster.check_alive()
@@ -1137,8 +1177,11 @@ def scenario_s3_outage(inputs: Inputs) -> dict:
             text = (cluster.home.log / f"{name}.log").read_text(errors="replace")
             retried[name] = len(re.findall(r"(?i)connection reset|Connection refused|"
                                            r"Unable to execute HTTP request", text))
+        first_failure = first_lines(cluster.home.log / "jobmanager.log",
+                                    r"switched from RUNNING to FAILED", 2)
+        log(f"first task failure: {first_failure}")
         return {"table": facts, "restarts": restarts, "outage_seconds": outage,
-                "checkpoints_before_outage": before, "proxy_during_outage": during,
+                "first_task_failure": first_failure, "outage_from": before, "proxy_during_outage": during,
                 "proxy_total": dict(proxy.counts), "s3_data_objects": len(objects),
                 "uncommitted_s3_data_objects": len(objects) - facts["data_files"],
                 "taskmanager_log_s3_error_lines": retried,
