@@ -207,7 +207,7 @@ class FlinkHome:
         self.warehouse = self.work / "warehouse"
 
     def write_conf(self, conf_dir: Path, java_nio_opened: bool = True,
-                   taskmanager_opts: str = "") -> None:
+                   taskmanager_opts: str = "", slots: int = 1) -> None:
         """conf/config.yaml for Flink 2.x; Frazil's only line is the java.nio append.
         `taskmanager_opts` goes to env.java.opts.taskmanager (TaskManager JVMs only)."""
         conf_dir.mkdir(parents=True, exist_ok=True)
@@ -220,7 +220,7 @@ class FlinkHome:
             "jobmanager.execution.failover-strategy": "region",
             "taskmanager.host": "127.0.0.1",
             "taskmanager.bind-host": "127.0.0.1",
-            "taskmanager.numberOfTaskSlots": 1,
+            "taskmanager.numberOfTaskSlots": slots,
             "taskmanager.memory.process.size": "1536m",
             "taskmanager.memory.managed.size": "64m",
             "rest.address": "127.0.0.1",
@@ -502,9 +502,9 @@ class Inputs:
 
 
 def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2,
-                  extra_jars: list[Path] = ()) -> Cluster:
+                  extra_jars: list[Path] = (), slots: int = 1) -> Cluster:
     home = FlinkHome(BUILD / "run" / scenario, [*inputs.lib_jars(), *extra_jars])
-    home.write_conf(home.conf)
+    home.write_conf(home.conf, slots=slots)
     cluster = Cluster(home)
     cluster.start_jobmanager()
     for i in range(1, taskmanagers + 1):
@@ -522,11 +522,11 @@ def flink_sink_job(cluster: Cluster, inputs: Inputs, table: str, rows: int) -> d
 
 def scenario_smoke(inputs: Inputs) -> dict:
     """The short form in `make test`: one throttled FlinkSink job with 1 s checkpoints on two
-    TaskManagers plus a spare, kill -9 of the TaskManager running the source between two
-    checkpoints, the job restarts on the spare and every id is committed once."""
+    TaskManagers of two slots each, kill -9 of the TaskManager running the source between two
+    checkpoints; the job restarts in the survivor's spare slots and commits every id once."""
     check_job_jar_clean(inputs.job_jar)
-    return kill_between_checkpoints(inputs, "smoke", rows=30_000, rows_per_second=2_000,
-                                    commits=2, spare=True)
+    return kill_between_checkpoints(inputs, "smoke", rows=30_000, rows_per_second=3_000,
+                                    commits=2, spare_slots=True)
 
 
 def scenario_sinks(inputs: Inputs) -> dict:
@@ -614,12 +614,14 @@ def wait_between_checkpoints(cluster: Cluster, job_id: str, commits_of, commits:
 
 
 def kill_between_checkpoints(inputs: Inputs, scenario: str, rows: int, rows_per_second: int,
-                             commits: int, spare: bool) -> dict:
+                             commits: int, spare_slots: bool) -> dict:
     """A throttled FlinkSink job with a checkpoint (and an Iceberg commit) every second; once
     `commits` snapshots are in, kill -9 the TaskManager running the source mid-way between two
-    checkpoints. A spare TaskManager started with the cluster (`spare`) or one started after the
-    kill takes over; the job must restart and commit every id once."""
-    cluster = start_cluster(inputs, scenario, taskmanagers=3 if spare else 2)
+    checkpoints. With `spare_slots` the two TaskManagers have two slots each and the survivor's
+    free slots take over (no third JVM to start: the short form); otherwise they have one each
+    and a TaskManager started after the kill takes over. The job must restart and commit every
+    id once."""
+    cluster = start_cluster(inputs, scenario, slots=2 if spare_slots else 1)
     table = "db." + scenario.replace("-", "_")
     try:
         # One source subtask (checkpointed NumberSequenceSource splits), two writers.
@@ -633,7 +635,7 @@ def kill_between_checkpoints(inputs: Inputs, scenario: str, rows: int, rows_per_
         files_before = parquet_files_on_disk(cluster.home.warehouse, table)
         cluster.kill_taskmanager(victim)
         log(f"{victim} ran the source; killed at {moment}")
-        if not spare:
+        if not spare_slots:
             cluster.start_taskmanager(f"taskmanager-{len(cluster.taskmanagers) + 1}")
         state = cluster.wait_for_job(job_id, timeout=240)
         restarts = cluster.restarts(job_id)
@@ -645,7 +647,7 @@ def kill_between_checkpoints(inputs: Inputs, scenario: str, rows: int, rows_per_
         survivors = [n for n in cluster.taskmanagers if n != victim]
         wrote = check_logs_installed(cluster, survivors)
         return {"table": facts, "killed": victim, "kill_moment": moment, "restarts": restarts,
-                "spare_taskmanager": spare,
+                "taken_over_by": "spare slots" if spare_slots else "new TaskManager",
                 "parquet_files_on_disk_before_kill": files_before,
                 "parquet_files_on_disk": on_disk,
                 "uncommitted_files_on_disk": on_disk - facts["data_files"],
@@ -658,7 +660,7 @@ def scenario_failover(inputs: Inputs) -> dict:
     """kill -9 a TaskManager between checkpoints; a TaskManager started after the kill takes
     over; every id is committed once (~30 s of input: 60,000 rows at 2,000 rows/s)."""
     return kill_between_checkpoints(inputs, "failover", rows=60_000, rows_per_second=2_000,
-                                    commits=3, spare=False)
+                                    commits=3, spare_slots=False)
 
 
 def wait_checkpoint_in_flight(cluster: Cluster, job_id: str, checkpoint: int,
