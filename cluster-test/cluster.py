@@ -7,9 +7,9 @@ conf/config.yaml, starts the processes the way Flink's bin/ scripts do, submits 
 knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it wrote:
 
   smoke        the short form in `make test` (`make run-cluster-test-smoke`): two TaskManagers
-               and a spare, one throttled FlinkSink job with 1 s checkpoints, kill -9 of the
-               source's TaskManager between two checkpoints; the job restarts on the spare and
-               commits every id once
+               of two slots each, one throttled FlinkSink job with 1 s checkpoints, kill -9 of
+               the source's TaskManager between two checkpoints; the job restarts in the
+               survivor's spare slots and commits every id once
   sinks        FlinkSink, IcebergSink (Sink V2), Dynamic Iceberg Sink and SQL INSERT jobs on one
                cluster
   failover     kill -9 a TaskManager between checkpoints, one started after the kill takes over,
@@ -1174,6 +1174,9 @@ def scenario_s3_outage(inputs: Inputs) -> dict:
                             catalog=s3_catalog(cluster, port))
         objects = s3_object_sizes(port, "wh/db/s3_outage/data/")
         require(len(objects) >= facts["data_files"], f"data files not in S3: {objects}")
+        native_failed = sum(
+            (cluster.home.log / f"{name}.log").read_text(errors="replace")
+            .count("at io.frazil.iceberg.NativeFileWriter.finish") for name in cluster.taskmanagers)
         retried = {}
         for name in cluster.taskmanagers:
             text = (cluster.home.log / f"{name}.log").read_text(errors="replace")
@@ -1183,7 +1186,8 @@ def scenario_s3_outage(inputs: Inputs) -> dict:
                                     r"switched from RUNNING to FAILED", 2)
         log(f"first task failure: {first_failure}")
         return {"table": facts, "restarts": restarts, "outage_seconds": outage,
-                "first_task_failure": first_failure, "outage_from": before, "proxy_during_outage": during,
+                "first_task_failure": first_failure, "outage_from": before,
+                "native_writer_finish_in_failure_stacks": native_failed, "proxy_during_outage": during,
                 "proxy_total": dict(proxy.counts), "s3_data_objects": len(objects),
                 "uncommitted_s3_data_objects": len(objects) - facts["data_files"],
                 "taskmanager_log_s3_error_lines": retried,
