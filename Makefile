@@ -165,11 +165,13 @@ run-soak-smoke:
 
 ## Frazil on a real Flink cluster (cluster-test/cluster.py): a FLINK_HOME assembled from Maven
 ## Central jars plus Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar in lib/; a
-## JobManager and two TaskManagers as separate JVMs on 127.0.0.1; jobs submitted with `flink run`
-## from a jar that knows nothing of Frazil (FlinkSink, Dynamic Iceberg Sink, SQL INSERT); a
-## TaskManager killed with SIGKILL between checkpoints (exactly once); a TaskManager without the
-## java.nio add-opens. Checks rows, Parquet footers (created_by) and TaskManager logs.
-## ~5 min after the build; logs, tables and results.json under cluster-test/target/.
+## JobManager and TaskManagers as separate JVMs on 127.0.0.1; jobs submitted with `flink run`
+## from a jar that knows nothing of Frazil. Scenarios (`all`): sinks (FlinkSink, IcebergSink,
+## Dynamic Iceberg Sink, SQL INSERT), failover (kill -9 between checkpoints), kill-in-checkpoint
+## (kill -9 while a checkpoint is in flight), no-add-opens, bad-native (a TaskManager that cannot
+## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write). Checks
+## every id exactly once, Parquet footers (created_by) and TaskManager logs.
+## ~11 min after the build; logs, tables and results.json under cluster-test/target/.
 .PHONY: cluster-test cluster-test-build run-cluster-test-smoke
 cluster-test: runtime-jar cluster-test-build
 	$(PYTHON) cluster-test/cluster.py all
@@ -179,8 +181,10 @@ cluster-test: runtime-jar cluster-test-build
 cluster-test-build:
 	$(MVN) -q -f cluster-test/pom.xml -pl flink-home,job clean package
 
-## Short form: the cluster, one FlinkSink job of 100,000 rows, one table check. Builds only
-## cluster-test/ and uses the runtime jar the build already made (`make jvm` / `test-java`).
+## Short form (~50 s): the cluster (two TaskManagers of two slots), one throttled FlinkSink job
+## with 1 s checkpoints, one kill -9 of a TaskManager between checkpoints, every id exactly once.
+## Builds only cluster-test/ and uses the runtime jar the build already made (`make jvm` /
+## `test-java`).
 run-cluster-test-smoke: cluster-test-build
 	$(PYTHON) cluster-test/cluster.py smoke
 

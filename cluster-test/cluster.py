@@ -6,22 +6,45 @@ adds Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar to lib/, 
 conf/config.yaml, starts the processes the way Flink's bin/ scripts do, submits a job jar that
 knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it wrote:
 
-  smoke        one cluster, one FlinkSink job, one table check (`make run-cluster-test-smoke`)
-  sinks        FlinkSink, Dynamic Iceberg Sink and SQL INSERT jobs on one cluster
-  failover     kill -9 a TaskManager mid-run, a replacement takes over, every id once
+  smoke        the short form in `make test` (`make run-cluster-test-smoke`): two TaskManagers
+               of two slots each, one throttled FlinkSink job with 1 s checkpoints, kill -9 of
+               the source's TaskManager between two checkpoints; the job restarts in the
+               survivor's spare slots and commits every id once
+  sinks        FlinkSink, IcebergSink (Sink V2), Dynamic Iceberg Sink and SQL INSERT jobs on one
+               cluster
+  failover     kill -9 a TaskManager between checkpoints, one started after the kill takes over,
+               every id once
+  kill-in-checkpoint  kill -9 a writer's TaskManager WHILE a checkpoint is in flight: the job's
+               "rows" operator snapshots checkpoint 4 slowly (8 s); once every other subtask
+               has acknowledged it (the writers' files for it are flushed, not committed), the
+               TaskManager of a writer is killed; the spare takes over, checkpoint 4 never
+               completes, every id once
   no-add-opens one TaskManager without --add-opens=java.base/java.nio: a Dynamic Iceberg Sink
                job still writes every row (stock writer there) and that TaskManager's log says
                what is missing; a FlinkSink job is only observed: Iceberg's FlinkSink itself
                fails there (Kryo copies its write results' ByteBuffers), Frazil or not
   no-add-opens-stock  the same cluster without Frazil's jar, FlinkSink observed (the control)
+  bad-native   one TaskManager with env.java.opts.taskmanager
+               -Dfrazil.native.path=/nonexistent/libfrazil.so: FlinkSink and IcebergSink jobs
+               write every row; per data file, created_by matches the TaskManager of its writer
+               subtask (Frazil's on taskmanager-1, parquet-java's on taskmanager-2), and
+               taskmanager-2's log has the "native library could not be loaded" warning
+               exactly once for both jobs
   s3           FlinkSink to S3 (moto_server on 127.0.0.1, installed into a venv under target/)
                through Iceberg's S3FileIO and a JDBC catalog on SQLite; multipart uploads
-  all          sinks, failover, no-add-opens, s3 (`make cluster-test`)
+  s3-outage    the s3 setup with a fault-injecting TCP proxy between Flink and moto: mid-write it
+               resets every open S3 connection and refuses every new one for 8 s; the job
+               retries or restarts and commits every id once, every file Frazil's
+  all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage
+               (`make cluster-test`)
 
-Each check: the table holds exactly the input rows (every column recomputed from the id), every
-data file's Parquet footer says `created_by` = "frazil version ..." (in no-add-opens: Frazil's
-on taskmanager-1, parquet-mr's on taskmanager-2), every TaskManager log with the flag has
-Frazil's "Frazil installed" line, and the job jar holds no byte string "frazil".
+Each check: the table holds exactly the input rows (every column recomputed from the id: no id
+lost, none duplicated), every data file's Parquet footer says `created_by` = "frazil version ..."
+(in no-add-opens and bad-native: Frazil's on taskmanager-1, parquet-java's "parquet-mr version
+..." on taskmanager-2), every TaskManager log with the flag has Frazil's "Frazil installed" line,
+and the job jar holds no byte string "frazil". The fault scenarios also require the job to have
+restarted (kills) and finished. Sources are Flink's NumberSequenceSource, whose splits are
+checkpointed: a restarted job replays exactly the ids after its last checkpoint.
 
 Everything lives under cluster-test/target/ (git-ignored); each scenario's FLINK_HOME, logs and
 warehouse stay there for inspection. Every process this script starts is stopped on every path
@@ -35,11 +58,15 @@ import atexit
 import json
 import os
 import re
+import selectors
 import shutil
 import signal
 import socket
+import sqlite3
+import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import zipfile
@@ -179,8 +206,10 @@ class FlinkHome:
         self.rpc_port = free_port()
         self.warehouse = self.work / "warehouse"
 
-    def write_conf(self, conf_dir: Path, java_nio_opened: bool = True) -> None:
-        """conf/config.yaml for Flink 2.x; Frazil's only line is the java.nio append."""
+    def write_conf(self, conf_dir: Path, java_nio_opened: bool = True,
+                   taskmanager_opts: str = "", slots: int = 1) -> None:
+        """conf/config.yaml for Flink 2.x; Frazil's only line is the java.nio append.
+        `taskmanager_opts` goes to env.java.opts.taskmanager (TaskManager JVMs only)."""
         conf_dir.mkdir(parents=True, exist_ok=True)
         opts = FLINK_JAVA17_OPTS + (" " + FRAZIL_JAVA_OPTS if java_nio_opened else "")
         settings = {
@@ -191,7 +220,7 @@ class FlinkHome:
             "jobmanager.execution.failover-strategy": "region",
             "taskmanager.host": "127.0.0.1",
             "taskmanager.bind-host": "127.0.0.1",
-            "taskmanager.numberOfTaskSlots": 1,
+            "taskmanager.numberOfTaskSlots": slots,
             "taskmanager.memory.process.size": "1536m",
             "taskmanager.memory.managed.size": "64m",
             "rest.address": "127.0.0.1",
@@ -207,18 +236,23 @@ class FlinkHome:
             "io.tmp.dirs": str(self.work / "tmp"),
             "env.java.opts.all": opts,
         }
+        if taskmanager_opts:
+            settings["env.java.opts.taskmanager"] = taskmanager_opts
         lines = [f"{key}: {json.dumps(value)}" for key, value in settings.items()]
         (conf_dir / "config.yaml").write_text("\n".join(lines) + "\n")
         (conf_dir / "log4j.properties").write_text(LOG4J)
         (conf_dir / "log4j-cli.properties").write_text(LOG4J)
 
     @staticmethod
-    def java_opts(conf_dir: Path) -> list[str]:
-        """env.java.opts.all as bin/config.sh reads it from config.yaml."""
-        for line in (conf_dir / "config.yaml").read_text().splitlines():
-            if line.startswith("env.java.opts.all:"):
-                return json.loads(line.split(":", 1)[1]).split()
-        return []
+    def java_opts(conf_dir: Path, role: str = "") -> list[str]:
+        """env.java.opts.all, then env.java.opts.<role> (jobmanager, taskmanager), as
+        bin/config.sh reads them from config.yaml."""
+        opts = []
+        for key in ("env.java.opts.all", *([f"env.java.opts.{role}"] if role else [])):
+            for line in (conf_dir / "config.yaml").read_text().splitlines():
+                if line.startswith(key + ":"):
+                    opts.extend(json.loads(line.split(":", 1)[1]).split())
+        return opts
 
 
 class Cluster:
@@ -227,6 +261,7 @@ class Cluster:
     def __init__(self, home: FlinkHome):
         self.home = home
         self.taskmanagers: dict[str, subprocess.Popen] = {}
+        self.resource_params: dict[tuple[str, Path], tuple[list[str], list[str]]] = {}
         self.env = dict(os.environ, FLINK_HOME=str(home.root), FLINK_CONF_DIR=str(home.conf),
                         FLINK_LIB_DIR=str(home.lib), FLINK_PLUGINS_DIR=str(home.root / "plugins"))
         self.classpath = str(home.lib / "*")
@@ -234,7 +269,16 @@ class Cluster:
     # -- processes --
 
     def _resource_params(self, command: str, conf_dir: Path) -> tuple[list[str], list[str]]:
-        """JVM memory flags and -D settings from Flink's BashJavaUtils, as bin/ scripts get them."""
+        """JVM memory flags and -D settings from Flink's BashJavaUtils, as bin/ scripts get them
+        (computed once per command and configuration: a JVM start each, seconds on a busy
+        machine)."""
+        key = (command, conf_dir)
+        if key not in self.resource_params:
+            self.resource_params[key] = self._compute_resource_params(command, conf_dir)
+        return self.resource_params[key]
+
+    def _compute_resource_params(self, command: str,
+                                 conf_dir: Path) -> tuple[list[str], list[str]]:
         out = subprocess.run(
             ["java", "-cp", self.classpath, "org.apache.flink.runtime.util.bash.BashJavaUtils",
              command, "--configDir", str(conf_dir)],
@@ -244,11 +288,11 @@ class Cluster:
         require(len(results) >= 2, f"BashJavaUtils {command} printed: {out[-2000:]}")
         return results[0].split(), results[1].split()
 
-    def _start(self, name: str, main: str, conf_dir: Path, command: str,
+    def _start(self, name: str, main: str, conf_dir: Path, command: str, role: str,
                extra_args: list[str]) -> subprocess.Popen:
         jvm, dynamic = self._resource_params(command, conf_dir)
         log_file = self.home.log / f"{name}.log"
-        argv = (["java", *jvm, *FlinkHome.java_opts(conf_dir),
+        argv = (["java", *jvm, *FlinkHome.java_opts(conf_dir, role),
                  f"-Dlog.file={log_file}",
                  f"-Dlog4j.configurationFile=file:{conf_dir / 'log4j.properties'}",
                  "-cp", self.classpath, main, "--configDir", str(conf_dir), *dynamic, *extra_args])
@@ -263,12 +307,12 @@ class Cluster:
     def start_jobmanager(self) -> None:
         self.jobmanager = self._start(
             "jobmanager", "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
-            self.home.conf, "GET_JM_RESOURCE_PARAMS", [])
+            self.home.conf, "GET_JM_RESOURCE_PARAMS", "jobmanager", [])
 
     def start_taskmanager(self, name: str, conf_dir: Path | None = None) -> None:
         self.taskmanagers[name] = self._start(
             name, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
-            conf_dir or self.home.conf, "GET_TM_RESOURCE_PARAMS",
+            conf_dir or self.home.conf, "GET_TM_RESOURCE_PARAMS", "taskmanager",
             ["-D", f"taskmanager.resource-id={name}"])
 
     def kill_taskmanager(self, name: str) -> None:
@@ -333,6 +377,19 @@ class Cluster:
             time.sleep(0.5)
         raise CheckFailed(f"job {job_id}: no running vertex {vertex_prefix}... in {timeout:.0f} s")
 
+    def placement(self, job_id: str, vertex_pattern: str = "",
+                  parallelism: int | None = None) -> dict[str, dict[int, str]]:
+        """{vertex name: {subtask index: TaskManager resource id}} of the vertices whose name
+        matches `vertex_pattern` (regex) and, if given, whose parallelism is `parallelism`, from
+        the latest attempt of each subtask (also after the job has ended)."""
+        found = {}
+        for vertex in self.rest(f"/jobs/{job_id}")["vertices"]:
+            if (re.search(vertex_pattern, vertex["name"])
+                    and parallelism in (None, vertex["parallelism"])):
+                subtasks = self.rest(f"/jobs/{job_id}/vertices/{vertex['id']}")["subtasks"]
+                found[vertex["name"]] = {s["subtask"]: s["taskmanager-id"] for s in subtasks}
+        return found
+
     def cancel(self, job_id: str) -> None:
         request = urllib.request.Request(
             f"http://127.0.0.1:{self.home.rest_port}/jobs/{job_id}?mode=cancel", method="PATCH")
@@ -381,12 +438,15 @@ class Cluster:
 
 
 def check_table(cluster: Cluster, job_jar: Path, table: str, count: int, start: int = 0,
-                step: int = 1, all_native: bool = True, catalog: list[str] | None = None) -> dict:
-    """Runs TableCheck (job jar + the cluster's lib/) and asserts on what it reports."""
+                step: int = 1, all_native: bool = True, catalog: list[str] | None = None,
+                list_files: bool = False) -> dict:
+    """Runs TableCheck (job jar + the cluster's lib/) and asserts on what it reports. With
+    `list_files`, facts["files"] maps each data file's name to its created_by."""
     argv = ["java", *FlinkHome.java_opts(cluster.home.conf), "-cp",
             f"{cluster.home.lib}/*:{job_jar}", JOB_PACKAGE + "TableCheck",
             *(catalog or ["--warehouse", str(cluster.home.warehouse)]), "--table", table,
-            "--count", str(count), "--start", str(start), "--step", str(step)]
+            "--count", str(count), "--start", str(start), "--step", str(step),
+            "--list-files", str(list_files).lower()]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     require(bool(lines), f"TableCheck {table} printed no result:\n{result.stdout[-2000:]}"
@@ -442,9 +502,9 @@ class Inputs:
 
 
 def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2,
-                  extra_jars: list[Path] = ()) -> Cluster:
+                  extra_jars: list[Path] = (), slots: int = 1) -> Cluster:
     home = FlinkHome(BUILD / "run" / scenario, [*inputs.lib_jars(), *extra_jars])
-    home.write_conf(home.conf)
+    home.write_conf(home.conf, slots=slots)
     cluster = Cluster(home)
     cluster.start_jobmanager()
     for i in range(1, taskmanagers + 1):
@@ -461,16 +521,12 @@ def flink_sink_job(cluster: Cluster, inputs: Inputs, table: str, rows: int) -> d
 
 
 def scenario_smoke(inputs: Inputs) -> dict:
+    """The short form in `make test`: one throttled FlinkSink job with 1 s checkpoints on two
+    TaskManagers of two slots each, kill -9 of the TaskManager running the source between two
+    checkpoints; the job restarts in the survivor's spare slots and commits every id once."""
     check_job_jar_clean(inputs.job_jar)
-    cluster = start_cluster(inputs, "smoke")
-    try:
-        facts = flink_sink_job(cluster, inputs, "db.flinksink", 100_000)
-        wrote = check_logs_installed(cluster, list(cluster.taskmanagers))
-        require(sum(wrote.values()) == facts["data_files"],
-                f"'Frazil wrote' lines {wrote} != data files {facts['data_files']}")
-        return {"flinksink": facts, "frazil_wrote_lines": wrote}
-    finally:
-        cluster.stop()
+    return kill_between_checkpoints(inputs, "smoke", rows=30_000, rows_per_second=3_000,
+                                    commits=2, spare_slots=True)
 
 
 def scenario_sinks(inputs: Inputs) -> dict:
@@ -480,6 +536,9 @@ def scenario_sinks(inputs: Inputs) -> dict:
     try:
         results = {"flinksink": flink_sink_job(cluster, inputs, "db.flinksink", 200_000)}
         rows = 100_000
+        cluster.run_job("icebergsink", inputs.job_jar, "IcebergSinkJob",
+                        ["--warehouse", warehouse, "--table", "db.icebergsink", "--rows", str(rows)])
+        results["icebergsink"] = check_table(cluster, inputs.job_jar, "db.icebergsink", rows)
         cluster.run_job("dynamic", inputs.job_jar, "DynamicSinkJob",
                         ["--warehouse", warehouse, "--table", "db.dynamic", "--rows", str(rows)])
         results["dynamic_even"] = check_table(cluster, inputs.job_jar, "db.dynamic_even",
@@ -498,55 +557,86 @@ def scenario_sinks(inputs: Inputs) -> dict:
         cluster.stop()
 
 
-def iceberg_commits(warehouse: Path, table: str) -> int:
-    """Snapshots committed so far, read from the Hadoop catalog's newest metadata file."""
+def commits_in(metadata: dict) -> tuple[int, int]:
+    """(snapshots, the Flink checkpoint id of the newest commit) of a table metadata JSON."""
+    snapshots = metadata.get("snapshots", [])
+    current = [s for s in snapshots if s["snapshot-id"] == metadata.get("current-snapshot-id")]
+    checkpoint = int(current[0]["summary"].get("flink.max-committed-checkpoint-id", -1)
+                     if current else -1)
+    return len(snapshots), checkpoint
+
+
+def iceberg_commits(warehouse: Path, table: str) -> tuple[int, int]:
+    """(snapshots, last committed checkpoint id) from the Hadoop catalog's newest metadata."""
     metadata = warehouse.joinpath(*table.split(".")) / "metadata"
     try:
         version = int((metadata / "version-hint.text").read_text().strip())
-        return len(json.loads((metadata / f"v{version}.metadata.json").read_text())["snapshots"])
+        return commits_in(json.loads((metadata / f"v{version}.metadata.json").read_text()))
     except (OSError, ValueError):
-        return 0
+        return 0, -1
 
 
 def parquet_files_on_disk(warehouse: Path, table: str) -> int:
     return len(list((warehouse.joinpath(*table.split(".")) / "data").rglob("*.parquet")))
 
 
-def wait_between_checkpoints(cluster: Cluster, job_id: str, table: str, commits: int,
-                             timeout: float = 120) -> dict:
-    """Waits until the table has `commits` snapshots and the job is mid-way between checkpoints:
-    none in progress and the last one completed 300-700 ms ago (1 s interval)."""
+def wait_between_checkpoints(cluster: Cluster, job_id: str, commits_of, commits: int,
+                             interval_ms: int = 1000, timeout: float = 120) -> dict:
+    """Waits until the table has at least `commits` snapshots, the newest one committing the
+    latest completed checkpoint (`commits_of()` returns both), and the job is mid-way between
+    checkpoints: none in progress and the last one completed 300 to interval-300 ms ago. The
+    source must still be running then."""
     deadline = time.monotonic() + timeout
+    seen = None
     while time.monotonic() < deadline:
+        cluster.check_alive()
+        state = cluster.job_state(job_id)
+        require(state == "RUNNING", f"job {job_id} is {state} before a quiet moment between "
+                f"checkpoints came (too few rows for this machine's speed?); last seen {seen}")
         stats = cluster.rest(f"/jobs/{job_id}/checkpoints")
         latest = (stats.get("latest") or {}).get("completed") or {}
         since_ms = time.time() * 1000 - latest.get("latest_ack_timestamp", 0)
-        if (iceberg_commits(cluster.home.warehouse, table) >= commits
-                and stats["counts"]["in_progress"] == 0 and 300 <= since_ms <= 700):
-            return {"checkpoints_completed": stats["counts"]["completed"],
-                    "ms_since_last_checkpoint": round(since_ms),
-                    "iceberg_commits": iceberg_commits(cluster.home.warehouse, table)}
+        if stats["counts"]["in_progress"] == 0 and 300 <= since_ms <= interval_ms - 300:
+            snapshots, checkpoint = commits_of()
+            seen = {"snapshots": snapshots, "last_committed_checkpoint": checkpoint,
+                    "latest_completed_checkpoint": latest.get("id")}
+            if snapshots >= commits and checkpoint == latest.get("id"):
+                source = [v["status"] for v in cluster.rest(f"/jobs/{job_id}")["vertices"]
+                          if v["name"].startswith("Source: ids")]
+                require(source == ["RUNNING"], f"job {job_id}: the source is {source} after "
+                        f"{snapshots} commits (too few rows for this machine's speed)")
+                return {"checkpoints_completed": stats["counts"]["completed"],
+                        "ms_since_last_checkpoint": round(since_ms),
+                        "iceberg_commits": snapshots, "last_committed_checkpoint": checkpoint}
         time.sleep(0.05)
-    raise CheckFailed(f"job {job_id}: no quiet moment between checkpoints within {timeout:.0f} s")
+    raise CheckFailed(f"job {job_id}: no quiet moment between checkpoints within {timeout:.0f} s;"
+                      f" last seen {seen}")
 
 
-def scenario_failover(inputs: Inputs) -> dict:
-    """kill -9 a TaskManager mid-run; a replacement takes over; every id is committed once."""
-    cluster = start_cluster(inputs, "failover")
-    table, rows = "db.failover", 60_000
+def kill_between_checkpoints(inputs: Inputs, scenario: str, rows: int, rows_per_second: int,
+                             commits: int, spare_slots: bool) -> dict:
+    """A throttled FlinkSink job with a checkpoint (and an Iceberg commit) every second; once
+    `commits` snapshots are in, kill -9 the TaskManager running the source mid-way between two
+    checkpoints. With `spare_slots` the two TaskManagers have two slots each and the survivor's
+    free slots take over (no third JVM to start: the short form); otherwise they have one each
+    and a TaskManager started after the kill takes over. The job must restart and commit every
+    id once."""
+    cluster = start_cluster(inputs, scenario, slots=2 if spare_slots else 1)
+    table = "db." + scenario.replace("-", "_")
     try:
-        # ~30 s: one source subtask at 2,000 rows/s (checkpointed NumberSequenceSource splits),
-        # two writers, a checkpoint (and an Iceberg commit) every second.
+        # One source subtask (checkpointed NumberSequenceSource splits), two writers.
         job_id = cluster.run_job(
-            "failover", inputs.job_jar, "FlinkSinkJob",
+            scenario, inputs.job_jar, "FlinkSinkJob",
             ["--warehouse", str(cluster.home.warehouse), "--table", table, "--rows", str(rows),
-             "--checkpoint-ms", "1000", "--rows-per-second", "2000"], detached=True)
+             "--checkpoint-ms", "1000", "--rows-per-second", str(rows_per_second)], detached=True)
         victim = cluster.taskmanager_of(job_id, "Source: ids")
-        moment = wait_between_checkpoints(cluster, job_id, table, commits=3)
+        moment = wait_between_checkpoints(
+            cluster, job_id, lambda: iceberg_commits(cluster.home.warehouse, table), commits)
         files_before = parquet_files_on_disk(cluster.home.warehouse, table)
         cluster.kill_taskmanager(victim)
         log(f"{victim} ran the source; killed at {moment}")
-        cluster.start_taskmanager("taskmanager-3")
+        if not spare_slots:
+            cluster.start_taskmanager(f"taskmanager-{len(cluster.taskmanagers) + 1}")
         state = cluster.wait_for_job(job_id, timeout=240)
         restarts = cluster.restarts(job_id)
         log(f"job {job_id}: {state} after {restarts} restart(s)")
@@ -557,10 +647,98 @@ def scenario_failover(inputs: Inputs) -> dict:
         survivors = [n for n in cluster.taskmanagers if n != victim]
         wrote = check_logs_installed(cluster, survivors)
         return {"table": facts, "killed": victim, "kill_moment": moment, "restarts": restarts,
+                "taken_over_by": "spare slots" if spare_slots else "new TaskManager",
                 "parquet_files_on_disk_before_kill": files_before,
                 "parquet_files_on_disk": on_disk,
                 "uncommitted_files_on_disk": on_disk - facts["data_files"],
                 "frazil_wrote_lines": wrote}
+    finally:
+        cluster.stop()
+
+
+def scenario_failover(inputs: Inputs) -> dict:
+    """kill -9 a TaskManager between checkpoints; a TaskManager started after the kill takes
+    over; every id is committed once (~30 s of input: 60,000 rows at 2,000 rows/s)."""
+    return kill_between_checkpoints(inputs, "failover", rows=60_000, rows_per_second=2_000,
+                                    commits=3, spare_slots=False)
+
+
+def wait_checkpoint_in_flight(cluster: Cluster, job_id: str, checkpoint: int,
+                              timeout: float = 120) -> dict:
+    """Waits until checkpoint `checkpoint` is in progress and every subtask but one (the slow
+    snapshot) has acknowledged it: the writers have flushed their data files for it, the
+    committer holds them in its state, and nothing of it is committed yet."""
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        cluster.check_alive()
+        stats = cluster.rest(f"/jobs/{job_id}/checkpoints")
+        current = [c for c in stats.get("history", []) if c["id"] == checkpoint]
+        if current:
+            seen = {k: current[0].get(k) for k in
+                    ("id", "status", "num_subtasks", "num_acknowledged_subtasks")}
+            require(current[0]["status"] == "IN_PROGRESS",
+                    f"checkpoint {checkpoint} is {current[0]['status']} before the kill: {seen}")
+            if (stats["counts"]["in_progress"] >= 1
+                    and current[0]["num_acknowledged_subtasks"] == current[0]["num_subtasks"] - 1):
+                age_ms = time.time() * 1000 - current[0]["trigger_timestamp"]
+                return {**seen, "in_progress": stats["counts"]["in_progress"],
+                        "ms_since_trigger": round(age_ms),
+                        "checkpoints_completed": stats["counts"]["completed"]}
+        time.sleep(0.05)
+    raise CheckFailed(f"job {job_id}: checkpoint {checkpoint} not in flight with all but one "
+                      f"acknowledgement within {timeout:.0f} s (last seen {seen})")
+
+
+def scenario_kill_in_checkpoint(inputs: Inputs) -> dict:
+    """kill -9 the TaskManager of a writer WHILE a checkpoint is in flight. The job's "rows"
+    operator takes 8 s to snapshot checkpoint 4 (--slow-checkpoint/--slow-snapshot-ms); once
+    every other subtask has acknowledged it (data files flushed, not committed), the writer's
+    TaskManager is killed. The spare TaskManager takes over; checkpoint 4 never completes, its
+    files stay uncommitted, and every id is committed once."""
+    cluster = start_cluster(inputs, "kill-in-checkpoint", taskmanagers=3)
+    table, rows, slow = "db.kill_in_checkpoint", 40_000, 4
+    try:
+        job_id = cluster.run_job(
+            "kill-in-checkpoint", inputs.job_jar, "FlinkSinkJob",
+            ["--warehouse", str(cluster.home.warehouse), "--table", table, "--rows", str(rows),
+             "--checkpoint-ms", "1000", "--rows-per-second", "2000",
+             "--slow-checkpoint", str(slow), "--slow-snapshot-ms", "8000"], detached=True)
+        source_tm = cluster.taskmanager_of(job_id, "Source: ids")
+        moment = wait_checkpoint_in_flight(cluster, job_id, slow)
+        writers = {tm for subtasks in cluster.placement(job_id, "Writer", parallelism=2).values()
+                   for tm in subtasks.values()}
+        candidates = sorted(writers - {source_tm})
+        require(bool(candidates), f"no writer outside the source's {source_tm}: {writers}")
+        victim = candidates[0]
+        commits_before = iceberg_commits(cluster.home.warehouse, table)[0]
+        files_before = parquet_files_on_disk(cluster.home.warehouse, table)
+        cluster.kill_taskmanager(victim)
+        log(f"{victim} ran a writer (source on {source_tm}); killed with checkpoint {slow} "
+            f"in flight: {moment}; {commits_before} Iceberg commits, {files_before} files on disk")
+        state = cluster.wait_for_job(job_id, timeout=240)
+        restarts = cluster.restarts(job_id)
+        log(f"job {job_id}: {state} after {restarts} restart(s)")
+        require(state == "FINISHED", f"job {job_id} ended {state}")
+        require(restarts >= 1, f"job {job_id} reports {restarts} restarts; the kill went unnoticed")
+        history = {c["id"]: c["status"]
+                   for c in cluster.rest(f"/jobs/{job_id}/checkpoints").get("history", [])}
+        require(history.get(slow, "FAILED") != "COMPLETED",
+                f"checkpoint {slow} completed although a writer died during it: {history}")
+        facts = check_table(cluster, inputs.job_jar, table, rows)
+        on_disk = parquet_files_on_disk(cluster.home.warehouse, table)
+        # The writers acknowledged checkpoint 4, so its data files were on disk at the kill;
+        # no commit took them, so they are left over, never in the table.
+        require(on_disk > facts["data_files"],
+                f"no uncommitted data file on disk: checkpoint {slow}'s files are in the table?")
+        survivors = [n for n in cluster.taskmanagers if n != victim]
+        return {"table": facts, "killed": victim, "source_on": source_tm,
+                "checkpoint_in_flight": moment, "restarts": restarts,
+                "iceberg_commits_before_kill": commits_before,
+                "parquet_files_on_disk_before_kill": files_before,
+                "parquet_files_on_disk": on_disk,
+                "uncommitted_files_on_disk": on_disk - facts["data_files"],
+                "frazil_wrote_lines": check_logs_installed(cluster, survivors)}
     finally:
         cluster.stop()
 
@@ -663,6 +841,75 @@ def scenario_no_add_opens_stock(inputs: Inputs) -> dict:
         cluster.stop()
 
 
+BAD_NATIVE_PATH = "/nonexistent/libfrazil.so"
+NATIVE_UNAVAILABLE_LINE = "Frazil's native library could not be loaded"
+
+
+def scenario_bad_native(inputs: Inputs) -> dict:
+    """taskmanager-2 is started with env.java.opts.taskmanager
+    -Dfrazil.native.path=/nonexistent/libfrazil.so: it cannot load the native library. A FlinkSink
+    job and an IcebergSink job (one writer subtask per TaskManager) must still write every row;
+    each data file's created_by must match the TaskManager its writer subtask ran on (Frazil's on
+    taskmanager-1, parquet-java's on taskmanager-2), and taskmanager-2's log must say so once for
+    the whole process (two jobs), taskmanager-1's never."""
+    home = FlinkHome(BUILD / "run" / "bad-native", inputs.lib_jars())
+    home.write_conf(home.conf)
+    home.write_conf(home.root / "conf-bad-native",
+                    taskmanager_opts=f"-Dfrazil.native.path={BAD_NATIVE_PATH}")
+    cluster = Cluster(home)
+    try:
+        cluster.start_jobmanager()
+        cluster.start_taskmanager("taskmanager-1")
+        cluster.start_taskmanager("taskmanager-2", conf_dir=home.root / "conf-bad-native")
+        cluster.wait_for_taskmanagers(2)
+        results, per_tm = {}, {"taskmanager-1": {}, "taskmanager-2": {}}
+        for main, table in (("FlinkSinkJob", "db.flinksink"), ("IcebergSinkJob", "db.icebergsink")):
+            rows = 100_000
+            job_id = cluster.run_job(main, inputs.job_jar, main,
+                                     ["--warehouse", str(cluster.home.warehouse),
+                                      "--table", table, "--rows", str(rows)])
+            require(cluster.restarts(job_id) == 0, f"{main} restarted")
+            writers = cluster.placement(job_id, "Writer", parallelism=2)
+            require(len(writers) == 1, f"{main}: expected one writer vertex: {writers}")
+            subtask_tm = next(iter(writers.values()))
+            require(sorted(subtask_tm.values()) == ["taskmanager-1", "taskmanager-2"],
+                    f"{main}: expected one writer subtask per TaskManager: {subtask_tm}")
+            facts = check_table(cluster, inputs.job_jar, table, rows, all_native=False,
+                                list_files=True)
+            # Iceberg names data files <subtask>-<attempt>-<operation id>-<count>.parquet.
+            for name, created_by in facts.pop("files").items():
+                tm = subtask_tm[int(name.split("-", 1)[0])]
+                kind = "frazil" if created_by.startswith(CREATED_BY_PREFIX) else created_by
+                per_tm[tm][kind] = per_tm[tm].get(kind, 0) + 1
+            results[main] = facts
+        log(f"created_by per TaskManager: {per_tm}")
+        require(list(per_tm["taskmanager-1"]) == ["frazil"],
+                f"taskmanager-1 wrote files not by Frazil: {per_tm}")
+        stock = list(per_tm["taskmanager-2"])
+        require(len(stock) == 1 and stock[0].startswith("parquet-mr version"),
+                f"taskmanager-2 wrote files not by Iceberg's stock writer (parquet-java): {per_tm}")
+        lines = {}
+        for name in cluster.taskmanagers:
+            text = (cluster.home.log / f"{name}.log").read_text(errors="replace")
+            lines[name] = [line for line in text.splitlines() if NATIVE_UNAVAILABLE_LINE in line]
+        counts = {name: len(found) for name, found in lines.items()}
+        log(f"'{NATIVE_UNAVAILABLE_LINE}' lines: {counts}")
+        require(counts == {"taskmanager-1": 0, "taskmanager-2": 1},
+                f"expected the fallback logged once by taskmanager-2 only: {counts}")
+        require(BAD_NATIVE_PATH in lines["taskmanager-2"][0] and " WARN " in lines["taskmanager-2"][0],
+                f"the warning does not name {BAD_NATIVE_PATH}: {lines['taskmanager-2'][0]}")
+        wrote = check_logs_installed(cluster, list(cluster.taskmanagers))
+        require(wrote["taskmanager-1"] == per_tm["taskmanager-1"]["frazil"]
+                and wrote["taskmanager-2"] == 0,
+                f"'Frazil wrote' lines {wrote} do not match the files {per_tm}")
+        return {"tables": results, "created_by_per_taskmanager": per_tm,
+                "native_unavailable_lines": counts,
+                "native_unavailable_warning": lines["taskmanager-2"][0],
+                "frazil_wrote_lines": wrote}
+    finally:
+        cluster.stop()
+
+
 MOTO = "moto[server]==5.2.5"
 S3_BUCKET = "warehouse"
 
@@ -708,6 +955,130 @@ def s3_object_sizes(port: int, prefix: str) -> dict[str, int]:
     return dict(zip(keys, sizes))
 
 
+class FaultProxy(threading.Thread):
+    """A TCP proxy 127.0.0.1:<port> -> 127.0.0.1:<target> (one thread, non-blocking sockets)
+    that can stop serving for a while: outage(seconds) resets (RST) every open connection, and
+    for `seconds` every new connection is accepted and reset at once. Counts what it did."""
+
+    def __init__(self, target: int):
+        super().__init__(name="fault-proxy", daemon=True)
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.setblocking(False)
+        self.port = self.listener.getsockname()[1]
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.listener, selectors.EVENT_READ)
+        self.peers: dict[socket.socket, socket.socket] = {}
+        self.clients: set[socket.socket] = set()
+        self.lock = threading.Lock()
+        self.down_until = 0.0
+        self.reset_requested = False
+        self.stopping = False
+        self.counts = {"connections": 0, "bytes_to_server": 0, "bytes_to_client": 0,
+                       "reset_open": 0, "reset_new": 0}
+        self.start()
+
+    def outage(self, seconds: float) -> None:
+        with self.lock:
+            self.down_until = time.monotonic() + seconds
+            self.reset_requested = True
+
+    def down(self) -> bool:
+        return time.monotonic() < self.down_until
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.join(timeout=10)
+        for sock in [*self.peers, self.listener]:
+            sock.close()
+        self.selector.close()
+
+    @staticmethod
+    def _reset(sock: socket.socket) -> None:
+        try:  # linger 0: close() sends RST instead of FIN
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+        sock.close()
+
+    def _drop(self, sock: socket.socket, reset: bool) -> None:
+        for s in (sock, self.peers.get(sock)):
+            if s is not None and s in self.peers:
+                del self.peers[s]
+                self.clients.discard(s)
+                self.selector.unregister(s)
+                self._reset(s) if reset else s.close()
+
+    def _accept(self) -> None:
+        try:
+            client, _ = self.listener.accept()
+        except BlockingIOError:
+            return
+        if self.down():
+            self.counts["reset_new"] += 1
+            self._reset(client)
+            return
+        try:
+            server = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+        except OSError:
+            self._reset(client)
+            return
+        self.counts["connections"] += 1
+        for sock, other in ((client, server), (server, client)):
+            sock.setblocking(True)
+            sock.settimeout(30)  # for sendall to the other side only; reads wait for select
+            self.peers[sock] = other
+            self.selector.register(sock, selectors.EVENT_READ)
+        self.clients.add(client)
+
+    def _pump(self, sock: socket.socket) -> None:
+        try:
+            data = sock.recv(1 << 16)
+            if data:
+                self.peers[sock].sendall(data)
+                key = "bytes_to_client" if sock not in self.clients else "bytes_to_server"
+                self.counts[key] += len(data)
+                return
+            self._drop(sock, reset=False)
+        except OSError:
+            self._drop(sock, reset=True)
+
+    def run(self) -> None:
+        while not self.stopping:
+            with self.lock:
+                reset, self.reset_requested = self.reset_requested, False
+            if reset:
+                self.counts["reset_open"] += len(self.clients)
+                for client in list(self.clients):
+                    self._drop(client, reset=True)
+            for key, _ in self.selector.select(timeout=0.1):
+                if key.fileobj is self.listener:
+                    self._accept()
+                elif key.fileobj in self.peers:
+                    self._pump(key.fileobj)
+
+
+def s3_catalog(cluster: Cluster, port: int) -> list[str]:
+    """Job/TableCheck arguments: a JDBC catalog on SQLite whose FileIO is S3FileIO against
+    127.0.0.1:port."""
+    props = {
+        "uri": "jdbc:sqlite:" + str(cluster.home.work / "catalog.db"),
+        "jdbc.schema-version": "V1",
+        "io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
+        "s3.endpoint": f"http://127.0.0.1:{port}",
+        "s3.path-style-access": "true",
+        "s3.access-key-id": "test",
+        "s3.secret-access-key": "test",
+        "client.region": "us-east-1",
+        # 5 MB parts (S3's minimum) from the first part on, so data files use multipart.
+        "s3.multipart.part-size-bytes": str(5 * 1024 * 1024),
+        "s3.multipart.threshold": "1.0",
+    }
+    return ["--warehouse", f"s3://{S3_BUCKET}/wh", "--catalog-impl",
+            "org.apache.iceberg.jdbc.JdbcCatalog",
+            "--catalog-props", ",".join(f"{k}={v}" for k, v in props.items())]
+
+
 def scenario_s3(inputs: Inputs) -> dict:
     """FlinkSink into S3 object storage (moto on 127.0.0.1): Iceberg's S3FileIO with a JDBC
     catalog on SQLite; data files above 5 MB go up as multipart uploads."""
@@ -716,22 +1087,7 @@ def scenario_s3(inputs: Inputs) -> dict:
     table, rows = "db.s3", 1_000_000
     try:
         port = start_moto(cluster.home)
-        props = {
-            "uri": "jdbc:sqlite:" + str(cluster.home.work / "catalog.db"),
-            "jdbc.schema-version": "V1",
-            "io-impl": "org.apache.iceberg.aws.s3.S3FileIO",
-            "s3.endpoint": f"http://127.0.0.1:{port}",
-            "s3.path-style-access": "true",
-            "s3.access-key-id": "test",
-            "s3.secret-access-key": "test",
-            "client.region": "us-east-1",
-            # 5 MB parts (S3's minimum) from the first part on, so data files use multipart.
-            "s3.multipart.part-size-bytes": str(5 * 1024 * 1024),
-            "s3.multipart.threshold": "1.0",
-        }
-        catalog = ["--warehouse", f"s3://{S3_BUCKET}/wh", "--catalog-impl",
-                   "org.apache.iceberg.jdbc.JdbcCatalog",
-                   "--catalog-props", ",".join(f"{k}={v}" for k, v in props.items())]
+        catalog = s3_catalog(cluster, port)
         # Unpartitioned, two writers: two data files of several MB each.
         cluster.run_job("s3", inputs.job_jar, "FlinkSinkJob",
                         [*catalog, "--table", table, "--rows", str(rows), "--partitioned", "false"])
@@ -749,15 +1105,112 @@ def scenario_s3(inputs: Inputs) -> dict:
         cluster.stop()
 
 
+def s3_iceberg_commits(cluster: Cluster, port: int, table: str) -> tuple[int, int]:
+    """(snapshots, last committed checkpoint id) of a table in the JDBC catalog on SQLite, its
+    metadata file read from moto directly (not through the fault proxy)."""
+    namespace, name = table.split(".")
+    try:
+        with sqlite3.connect(f"file:{cluster.home.work / 'catalog.db'}?mode=ro", uri=True,
+                             timeout=5) as db:
+            row = db.execute("SELECT metadata_location FROM iceberg_tables WHERE "
+                             "table_namespace = ? AND table_name = ?", (namespace, name)).fetchone()
+        if not row:
+            return 0, -1
+        key = row[0].removeprefix(f"s3://{S3_BUCKET}/")
+        # moto answers an object GET only with some (unchecked) AWS authorization header.
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/{S3_BUCKET}/{key}",
+            headers={"Authorization": "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/"
+                                      "aws4_request, SignedHeaders=host, Signature=0"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return commits_in(json.load(response))
+    except (sqlite3.Error, OSError, ValueError):
+        return 0, -1
+
+
+def scenario_s3_outage(inputs: Inputs) -> dict:
+    """FlinkSink to S3 through a fault-injecting TCP proxy in front of moto: mid-way between two
+    checkpoints, once 3 are committed, the proxy resets every open connection and refuses
+    (accepts and resets) every new one for 8 s while the job writes: the next checkpoint's
+    data-file uploads fail first. S3FileIO's retries or a restart from the last checkpoint must
+    carry the job through; the table, read through moto directly, holds every id once, and
+    every data file is Frazil's."""
+    require(len(inputs.s3_jars) == 2, f"S3 jars missing: {inputs.s3_jars}")
+    cluster = start_cluster(inputs, "s3-outage", extra_jars=inputs.s3_jars)
+    table, rows, outage = "db.s3_outage", 300_000, 8.0
+    proxy = None
+    try:
+        port = start_moto(cluster.home)
+        proxy = FaultProxy(port)
+        log(f"fault proxy 127.0.0.1:{proxy.port} -> moto 127.0.0.1:{port}")
+        # ~30 s of input (10,000 rows/s), a checkpoint and commit every 2 s (a checkpoint
+        # uploads 8 data files to moto, up to 1.5 s on a busy machine).
+        job_id = cluster.run_job(
+            "s3-outage", inputs.job_jar, "FlinkSinkJob",
+            [*s3_catalog(cluster, proxy.port), "--table", table, "--rows", str(rows),
+             "--checkpoint-ms", "2000", "--rows-per-second", "10000"], detached=True)
+        # Mid-way between two checkpoints, the last one committed: the next checkpoint's
+        # data-file uploads (the writers flush at the barrier) meet the outage first.
+        before = wait_between_checkpoints(
+            cluster, job_id, lambda: s3_iceberg_commits(cluster, port, table), commits=3,
+            interval_ms=2000)
+        proxy.outage(outage)
+        log(f"S3 outage for {outage:.0f} s from {before}")
+        deadline = time.monotonic() + outage + 5
+        while proxy.down() and time.monotonic() < deadline:
+            cluster.check_alive()
+            time.sleep(0.2)
+        during = dict(proxy.counts)
+        require(cluster.job_state(job_id) not in ("FINISHED", "FAILED", "CANCELED"),
+                f"job {job_id} ended before the S3 outage was over; it was not writing then")
+        log(f"S3 outage over: {during}")
+        require(during["reset_open"] + during["reset_new"] >= 1,
+                f"no S3 request hit the outage: {during}")
+        state = cluster.wait_for_job(job_id, timeout=300)
+        restarts = cluster.restarts(job_id)
+        log(f"job {job_id}: {state} after {restarts} restart(s); proxy {proxy.counts}")
+        require(state == "FINISHED", f"job {job_id} ended {state}")
+        facts = check_table(cluster, inputs.job_jar, table, rows,
+                            catalog=s3_catalog(cluster, port))
+        objects = s3_object_sizes(port, "wh/db/s3_outage/data/")
+        require(len(objects) >= facts["data_files"], f"data files not in S3: {objects}")
+        native_failed = sum(
+            (cluster.home.log / f"{name}.log").read_text(errors="replace")
+            .count("at io.frazil.iceberg.NativeFileWriter.finish") for name in cluster.taskmanagers)
+        retried = {}
+        for name in cluster.taskmanagers:
+            text = (cluster.home.log / f"{name}.log").read_text(errors="replace")
+            retried[name] = len(re.findall(r"(?i)connection reset|Connection refused|"
+                                           r"Unable to execute HTTP request", text))
+        first_failure = first_lines(cluster.home.log / "jobmanager.log",
+                                    r"switched from RUNNING to FAILED", 2)
+        log(f"first task failure: {first_failure}")
+        return {"table": facts, "restarts": restarts, "outage_seconds": outage,
+                "first_task_failure": first_failure, "outage_from": before,
+                "native_writer_finish_in_failure_stacks": native_failed, "proxy_during_outage": during,
+                "proxy_total": dict(proxy.counts), "s3_data_objects": len(objects),
+                "uncommitted_s3_data_objects": len(objects) - facts["data_files"],
+                "taskmanager_log_s3_error_lines": retried,
+                "frazil_wrote_lines": check_logs_installed(cluster, list(cluster.taskmanagers))}
+    finally:
+        cluster.stop()
+        if proxy is not None:
+            proxy.stop()
+
+
 SCENARIOS = {
     "smoke": scenario_smoke,
     "sinks": scenario_sinks,
     "failover": scenario_failover,
+    "kill-in-checkpoint": scenario_kill_in_checkpoint,
     "no-add-opens": scenario_no_add_opens,
+    "bad-native": scenario_bad_native,
     "no-add-opens-stock": scenario_no_add_opens_stock,
     "s3": scenario_s3,
+    "s3-outage": scenario_s3_outage,
 }
-GROUPS = {"all": ["sinks", "failover", "no-add-opens", "s3"]}
+GROUPS = {"all": ["sinks", "failover", "kill-in-checkpoint", "no-add-opens", "bad-native", "s3",
+                  "s3-outage"]}
 
 
 def main() -> int:

@@ -27,10 +27,12 @@ import org.apache.iceberg.shaded.org.apache.parquet.format.Util;
  * expected rows. Run with the cluster's lib/ and the job jar on the class path:
  *
  * <pre>
- * --warehouse DIR --table db.t --count N [--start 0] [--step 1] [--catalog-impl CLASS --catalog-props k=v,...]
+ * --warehouse DIR --table db.t --count N [--start 0] [--step 1] [--list-files false]
+ * [--catalog-impl CLASS --catalog-props k=v,...]
  * </pre>
  *
- * <p>The expected ids are {@code start + k * step} for {@code k} in {@code [0, count)}.
+ * <p>The expected ids are {@code start + k * step} for {@code k} in {@code [0, count)}. With {@code
+ * --list-files true} the line also maps each data file's name to its {@code created_by}.
  */
 public final class TableCheck {
   private TableCheck() {}
@@ -41,6 +43,7 @@ public final class TableCheck {
     long start = args.getLong("start", 0);
     long step = args.getLong("step", 1);
     int count = args.getInt("count", 0);
+    boolean listFiles = "true".equals(args.get("list-files", "false"));
     Table table = Tables.catalog(args).loadTable(TableIdentifier.parse(tableName));
 
     int[] seen = new int[count];
@@ -78,14 +81,17 @@ public final class TableCheck {
     }
 
     Map<String, Integer> createdBy = new TreeMap<>();
+    Map<String, String> fileCreatedBy = new TreeMap<>();
     long files = 0;
     long fileRecords = 0;
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         files++;
         fileRecords += task.file().recordCount();
-        createdBy.merge(
-            createdBy(table.io().newInputFile(task.file().location())), 1, Integer::sum);
+        String location = task.file().location();
+        String writer = createdBy(table.io().newInputFile(location));
+        createdBy.merge(writer, 1, Integer::sum);
+        fileCreatedBy.put(location.substring(location.lastIndexOf('/') + 1), writer);
       }
     }
     int snapshots = 0;
@@ -111,7 +117,14 @@ public final class TableCheck {
     json.append("\"created_by\":{");
     createdBy.forEach((k, v) -> field(json, k, v));
     trimComma(json);
-    json.append("}}");
+    json.append('}');
+    if (listFiles) {
+      json.append(",\"files\":{");
+      fileCreatedBy.forEach((k, v) -> field(json, k, v));
+      trimComma(json);
+      json.append('}');
+    }
+    json.append('}');
     System.out.println(json);
     System.exit(ok ? 0 : 1);
   }
