@@ -38,11 +38,11 @@ demo: jvm
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
 	run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci run-test-other-minors
 
-## On every other supported minor (FLINK_OTHER_MINORS): the sink matrix (4 sinks x bucket x v2/v3 x
+## On every other supported minor (FLINK_OTHER_MINORS): file-level metrics parity, the sink matrix (4 sinks x bucket x v2/v3 x
 ## append/upsert), failover and bad rows in jobs, the memoizer job tests and the reflection-shape
 ## test, against the release library `native` built; builds into target/flink-<minor>/, installs
 ## nothing. `make test-flink MINOR=1.20 [MINOR_TESTS=...]` runs it for one minor.
-MINOR_TESTS ?= TestPrivateMembers,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling
+MINOR_TESTS ?= TestPrivateMembers,TestParquetParity,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling
 .PHONY: test-flink run-test-other-minors
 test-flink: native
 	$(MVN) -Pflink-$(MINOR) -pl testkit,java-bridge -am test '-Dtest=$(MINOR_TESTS)' \
