@@ -1,5 +1,6 @@
 package io.frazil.flink;
 
+import io.frazil.flink.metrics.FrazilMetrics;
 import io.frazil.jni.NativeLoader;
 import java.lang.reflect.Field;
 import java.util.Locale;
@@ -43,8 +44,7 @@ public final class FrazilFlink {
 
   private static final Logger LOG = LoggerFactory.getLogger(FrazilFlink.class);
   private static final Set<String> LOGGED_REASONS = ConcurrentHashMap.newKeySet();
-  private static final AtomicLong NATIVE_FILES = new AtomicLong();
-  private static final AtomicLong STOCK_DATA_FILES = new AtomicLong();
+  private static final AtomicLong NATIVE_WRITERS = new AtomicLong();
   private static volatile boolean processEnabled = true;
   private static volatile boolean installed = false;
 
@@ -113,22 +113,29 @@ public final class FrazilFlink {
     return processEnabled && enabledBySystemProperty();
   }
 
-  /** Data files written natively by this process so far. */
+  /**
+   * Data files written natively by this process so far: closed without error with at least one row
+   * (the {@code nativeDataFiles} metric, see {@link FrazilMetrics}).
+   */
   public static long nativeDataFiles() {
-    return NATIVE_FILES.get();
+    return FrazilMetrics.nativeDataFiles();
   }
 
-  /** Data files this process delegated to Iceberg's own writer. */
+  /** Data files this process delegated to Iceberg's own writer (completed, at least one row). */
   public static long stockDataFiles() {
-    return STOCK_DATA_FILES.get();
+    return FrazilMetrics.stockDataFiles();
   }
 
-  static void countNative() {
-    NATIVE_FILES.incrementAndGet();
+  /**
+   * Native data-file writers built by this process so far, including those that got no row or
+   * failed.
+   */
+  public static long nativeWritersBuilt() {
+    return NATIVE_WRITERS.get();
   }
 
-  static void countStock() {
-    STOCK_DATA_FILES.incrementAndGet();
+  static void countNativeWriter() {
+    NATIVE_WRITERS.incrementAndGet();
   }
 
   /**
