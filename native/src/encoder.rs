@@ -33,7 +33,9 @@
 use std::collections::VecDeque;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
 
 use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
@@ -120,6 +122,8 @@ struct Work {
 /// One leaf column of the open row group and its queue of work.
 struct ColumnLane {
     state: Mutex<LaneState>,
+    /// The file's encode time, shared by its lanes (see [`EncodeTime`]).
+    encode_time: Arc<EncodeTime>,
     /// Tests: panic while encoding the next piece of work.
     #[cfg(test)]
     panic_next: std::sync::atomic::AtomicBool,
@@ -137,8 +141,9 @@ struct LaneState {
 }
 
 impl ColumnLane {
-    fn new(writer: ArrowColumnWriter) -> Arc<Self> {
+    fn new(writer: ArrowColumnWriter, encode_time: Arc<EncodeTime>) -> Arc<Self> {
         Arc::new(Self {
+            encode_time,
             state: Mutex::new(LaneState {
                 writer: Some(writer),
                 queue: VecDeque::new(),
@@ -199,6 +204,7 @@ impl ColumnLane {
                     {
                         panic!("injected encoder panic");
                     }
+                    let _timed = self.encode_time.measure();
                     writer.write(&leaf)?;
                     Ok((writer.memory_size(), writer.get_estimated_total_bytes()))
                 }));
@@ -230,10 +236,45 @@ impl ColumnLane {
     }
 }
 
+/// Nanoseconds spent encoding one file's columns (writing batches into the column writers and
+/// closing them into chunks), summed over the threads that did it.
+#[derive(Debug, Default)]
+pub struct EncodeTime(AtomicU64);
+
+impl EncodeTime {
+    /// Adds the time until the returned guard drops.
+    fn measure(&self) -> EncodeTimer<'_> {
+        EncodeTimer {
+            total: self,
+            start: Instant::now(),
+        }
+    }
+
+    /// The sum so far.
+    pub fn nanos(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Adds its lifetime to an [`EncodeTime`] when dropped (also when unwinding).
+struct EncodeTimer<'a> {
+    total: &'a EncodeTime,
+    start: Instant,
+}
+
+impl Drop for EncodeTimer<'_> {
+    fn drop(&mut self) {
+        let nanos = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.total.0.fetch_add(nanos, Ordering::Relaxed);
+    }
+}
+
 /// Closes the column writers of one group into their chunks, keeping each column's index.
 fn close_column_group(
     group: Vec<(usize, ArrowColumnWriter)>,
+    encode_time: &EncodeTime,
 ) -> Result<Vec<(usize, ArrowColumnChunk)>> {
+    let _timed = encode_time.measure();
     group
         .into_iter()
         .map(|(i, writer)| {
@@ -260,6 +301,7 @@ pub struct ColumnParallelEncoder<W: Write + Send> {
     /// Largest growth of that memory from one batch to the next, in this row group.
     max_growth: usize,
     threads: usize,
+    encode_time: Arc<EncodeTime>,
     /// The first failure reported, as text: the file cannot be finished correctly, and every
     /// later call says why (a fresh error each time; the Java side holds the first one).
     failed: Option<String>,
@@ -287,6 +329,7 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             last_memory: None,
             max_growth: 0,
             threads: pool::threads(),
+            encode_time: Arc::default(),
             failed: None,
         })
     }
@@ -375,7 +418,12 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
                 .factory
                 .create_column_writers(index)
                 .map_err(|e| NativeError::parquet("opening a row group", e))?;
-            self.lanes = Some(writers.into_iter().map(ColumnLane::new).collect());
+            self.lanes = Some(
+                writers
+                    .into_iter()
+                    .map(|writer| ColumnLane::new(writer, Arc::clone(&self.encode_time)))
+                    .collect(),
+            );
         }
         Ok(self.lanes.as_ref().expect("lanes opened above"))
     }
@@ -458,20 +506,22 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
         let others = groups.len();
         for group in groups {
             let sender = sender.clone();
+            let encode_time = Arc::clone(&self.encode_time);
             pool::spawn(move || {
-                let closed = catch_unwind(AssertUnwindSafe(|| close_column_group(group)))
-                    .unwrap_or_else(|payload| {
-                        Err(NativeError::panicked(
-                            "closing a column chunk",
-                            payload.as_ref(),
-                        ))
-                    });
+                let closed =
+                    catch_unwind(AssertUnwindSafe(|| close_column_group(group, &encode_time)))
+                        .unwrap_or_else(|payload| {
+                            Err(NativeError::panicked(
+                                "closing a column chunk",
+                                payload.as_ref(),
+                            ))
+                        });
                 // The caller may have returned on an earlier failure: nobody waits then.
                 let _ = sender.send(closed);
             });
         }
         drop(sender);
-        let mut chunks = close_column_group(first)?;
+        let mut chunks = close_column_group(first, &self.encode_time)?;
         for _ in 0..others {
             let closed = receiver.recv().map_err(|_| {
                 NativeError::Panicked(
@@ -502,6 +552,12 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
         self.file
             .finish()
             .map_err(|e| NativeError::parquet("finishing the Parquet file", e))
+    }
+
+    /// Nanoseconds spent encoding this file's columns so far, summed over threads (complete once
+    /// [`Self::finish`] returned: every lane and chunk close has finished by then).
+    pub fn encode_nanos(&self) -> u64 {
+        self.encode_time.nanos()
     }
 
     /// Bytes written to the sink so far (exact after [`Self::finish`]).
@@ -581,6 +637,7 @@ mod tests {
         }
         encoder.finish().unwrap();
         assert!(completions.iter().all(|done| done.is_done()));
+        assert!(encoder.encode_nanos() > 0, "encode time is measured");
         std::mem::take(encoder.inner_mut())
     }
 

@@ -181,6 +181,8 @@ pub struct ColumnSummary {
 pub struct FileSummary {
     pub record_count: i64,
     pub file_size: i64,
+    /// Nanoseconds the encoder spent on the file's columns, summed over threads.
+    pub encode_nanos: i64,
     pub split_offsets: Vec<i64>,
     pub columns: Vec<ColumnSummary>,
 }
@@ -323,6 +325,7 @@ fn encode_bound(kind: &ColumnKind, bound: &Bound) -> Vec<u8> {
 pub fn summarize(
     metadata: &ParquetMetaData,
     file_size: i64,
+    encode_nanos: i64,
     floats: &HashMap<i32, FloatStats>,
 ) -> FileSummary {
     let schema = metadata.file_metadata().schema_descr();
@@ -406,17 +409,19 @@ pub fn summarize(
     FileSummary {
         record_count: metadata.file_metadata().num_rows(),
         file_size,
+        encode_nanos,
         split_offsets,
         columns,
     }
 }
 
 /// Layout version of [`FileSummary::to_bytes`]; Java's `NativeFileSummary` checks it.
-pub const SUMMARY_FORMAT_VERSION: i32 = 1;
+pub const SUMMARY_FORMAT_VERSION: i32 = 2;
 
 impl FileSummary {
     /// Little-endian encoding read by Java's `NativeFileSummary.parse`:
-    /// `i32 version, i64 records, i64 size, i32 n, i64[n] splits, i32 m,` then per column
+    /// `i32 version, i64 records, i64 size, i64 encode nanos, i32 n, i64[n] splits, i32 m,` then
+    /// per column
     /// `i32 id, u8 flags (1 repeated, 2 counts, 4 float), i64 size, i64 values, i64 nulls,
     /// i64 nans, i32 len + lower bytes (-1: none), i32 len + upper bytes (-1: none)`.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -424,6 +429,7 @@ impl FileSummary {
         out.extend_from_slice(&SUMMARY_FORMAT_VERSION.to_le_bytes());
         out.extend_from_slice(&self.record_count.to_le_bytes());
         out.extend_from_slice(&self.file_size.to_le_bytes());
+        out.extend_from_slice(&self.encode_nanos.to_le_bytes());
         out.extend_from_slice(&(self.split_offsets.len() as i32).to_le_bytes());
         for s in &self.split_offsets {
             out.extend_from_slice(&s.to_le_bytes());

@@ -324,12 +324,13 @@ impl NativeParquetWriter {
             let writer = self.writer(None)?;
             let metadata = writer.finish()?;
             let size = writer.bytes_written() as i64;
+            let encode_nanos = i64::try_from(writer.encode_nanos()).unwrap_or(i64::MAX);
             let floats = self
                 .floats
                 .take()
                 .map(FloatTracker::into_map)
                 .unwrap_or_default();
-            self.summary = Some(summarize(&metadata, size, &floats));
+            self.summary = Some(summarize(&metadata, size, encode_nanos, &floats));
         }
         Ok(self.summary.as_ref().expect("summary set above"))
     }

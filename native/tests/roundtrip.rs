@@ -1830,7 +1830,7 @@ fn uuid_bounds_merge_signed_across_row_groups() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn estimated_length_grows_and_is_exact_after_close() {
+fn estimated_length_grows_and_is_exact_after_close_with_encode_time() {
     let (f, a) = utf8_col("s", 1);
     let schema = schema_of(vec![f]);
     let batch = batch_of(&schema, vec![a]);
@@ -1839,7 +1839,15 @@ fn estimated_length_grows_and_is_exact_after_close() {
     let empty = writer.estimated_length();
     writer.write(&batch).unwrap();
     assert!(writer.estimated_length() > empty);
-    let size = writer.close().unwrap().file_size;
+    let summary = writer.close().unwrap().clone();
+    let size = summary.file_size;
+    assert!(
+        summary.encode_nanos > 0,
+        "the summary reports the encode time"
+    );
+    // It crosses to Java right after the file size.
+    let bytes = summary.to_bytes();
+    assert_eq!(bytes[20..28], summary.encode_nanos.to_le_bytes());
     assert_eq!(writer.estimated_length(), size as u64);
     let mut file = Vec::new();
     drain_all(&mut writer, &mut file);

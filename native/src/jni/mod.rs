@@ -178,6 +178,19 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_liveWriters<'local
         .resolve::<ThrowJava>()
 }
 
+/// `static native long nativeAllocatedBytes()`: bytes the library's allocator holds for Rust
+/// code now, process-wide (see [`crate::allocator::allocated_bytes`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_nativeAllocatedBytes<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jlong {
+    env.with_env(|_env| -> Result<_> {
+        Ok(i64::try_from(crate::allocator::allocated_bytes()).unwrap_or(i64::MAX))
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native void panicForTest(byte[] message)`: panics on purpose, so tests can prove a
 /// panic becomes a Java exception and the JVM lives on.
 #[unsafe(no_mangle)]

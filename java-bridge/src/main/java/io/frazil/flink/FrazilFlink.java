@@ -1,5 +1,6 @@
 package io.frazil.flink;
 
+import io.frazil.flink.metrics.FrazilMetrics;
 import io.frazil.jni.NativeLoader;
 import io.frazil.reflect.PrivateMembers;
 import java.util.Locale;
@@ -40,8 +41,7 @@ public final class FrazilFlink {
   public static final String FLINK_CONFIG_KEY = "frazil.enabled";
 
   private static final Logger LOG = LoggerFactory.getLogger(FrazilFlink.class);
-  private static final AtomicLong NATIVE_FILES = new AtomicLong();
-  private static final AtomicLong STOCK_DATA_FILES = new AtomicLong();
+  private static final AtomicLong NATIVE_WRITERS = new AtomicLong();
   private static volatile boolean processEnabled = true;
   private static volatile boolean installed = false;
 
@@ -111,22 +111,29 @@ public final class FrazilFlink {
     return processEnabled && enabledBySystemProperty();
   }
 
-  /** Data files written natively by this process so far. */
+  /**
+   * Data files written natively by this process so far: closed without error with at least one row
+   * (the {@code nativeDataFiles} metric, see {@link FrazilMetrics}).
+   */
   public static long nativeDataFiles() {
-    return NATIVE_FILES.get();
+    return FrazilMetrics.nativeDataFiles();
   }
 
-  /** Data files this process delegated to Iceberg's own writer. */
+  /** Data files this process delegated to Iceberg's own writer (completed, at least one row). */
   public static long stockDataFiles() {
-    return STOCK_DATA_FILES.get();
+    return FrazilMetrics.stockDataFiles();
   }
 
-  static void countNative() {
-    NATIVE_FILES.incrementAndGet();
+  /**
+   * Native data-file writers built by this process so far, including those that got no row or
+   * failed.
+   */
+  public static long nativeWritersBuilt() {
+    return NATIVE_WRITERS.get();
   }
 
-  static void countStock() {
-    STOCK_DATA_FILES.incrementAndGet();
+  static void countNativeWriter() {
+    NATIVE_WRITERS.incrementAndGet();
   }
 
   /** True when the native library can be loaded; logs the reason once when it cannot. */

@@ -1,6 +1,7 @@
 package io.frazil.flink;
 
 import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.flink.metrics.FrazilMetrics;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.FrazilParquet;
 import java.io.IOException;
@@ -111,41 +112,60 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
     if (content != FileContent.DATA) {
       return delegate.build();
     }
-    String reason = stockReason();
+    FrazilMetrics.FileCounter counter = FrazilMetrics.forCurrentThread();
+    StockReason reason = stockReason();
     if (reason != null) {
-      FrazilFlink.countStock();
-      return delegate.build();
+      return new CountedAppender(delegate.build(), counter, reason);
     }
-    FrazilFlink.countNative();
-    return FrazilParquet.write(file.encryptingOutputFile())
-        .schema(schema)
-        .flinkType(engineSchema)
-        .setAll(properties)
-        .metricsConfig(metricsConfig)
-        .overwrite(overwrite)
-        .buildRowData();
+    FrazilFlink.countNativeWriter();
+    return new CountedAppender(
+        FrazilParquet.write(file.encryptingOutputFile())
+            .schema(schema)
+            .flinkType(engineSchema)
+            .setAll(properties)
+            .metricsConfig(metricsConfig)
+            .overwrite(overwrite)
+            .buildRowData(),
+        counter,
+        null);
   }
 
   /** Why this data file must be written by Iceberg's own writer, or null if Frazil can. */
-  private String stockReason() {
+  private StockReason stockReason() {
     if (!FrazilFlink.processEnabled()) {
-      return logged("process-off", "Frazil is disabled for this process (frazil.enabled=false)");
+      return logged(
+          StockReason.PROCESS_DISABLED,
+          "process-off",
+          "Frazil is disabled for this process (frazil.enabled=false)");
     }
     String tableSwitch = properties.get(FrazilFlink.TABLE_PROPERTY);
     if (tableSwitch != null && "false".equals(tableSwitch.trim().toLowerCase(Locale.ROOT))) {
-      return logged("table-off", "Frazil is disabled for a table by " + FrazilFlink.TABLE_PROPERTY);
+      return logged(
+          StockReason.TABLE_DISABLED,
+          "table-off",
+          "Frazil is disabled for a table by " + FrazilFlink.TABLE_PROPERTY);
     }
     if (schema == null) {
-      return logged("no-schema", "a data writer was built without an Iceberg schema");
+      return logged(
+          StockReason.NO_SCHEMA, "no-schema", "a data writer was built without an Iceberg schema");
     }
     if (file instanceof NativeEncryptionOutputFile || encrypted) {
-      return logged("encryption", "Parquet modular encryption is written by Iceberg's writer");
+      return logged(
+          StockReason.ENCRYPTION,
+          "encryption",
+          "Parquet modular encryption is written by Iceberg's writer");
     }
     if (extraMetadata) {
-      return logged("meta", "extra Parquet footer metadata is written by Iceberg's writer");
+      return logged(
+          StockReason.FOOTER_METADATA,
+          "meta",
+          "extra Parquet footer metadata is written by Iceberg's writer");
     }
     if (Boolean.parseBoolean(properties.get(TableProperties.PARQUET_SHRED_VARIANTS))) {
-      return logged("shredding", "variant shredding is written by Iceberg's writer");
+      return logged(
+          StockReason.VARIANT_SHREDDING,
+          "shredding",
+          "variant shredding is written by Iceberg's writer");
     }
     String codec =
         properties
@@ -154,14 +174,20 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
             .trim()
             .toLowerCase(Locale.ROOT);
     if (!java.util.Arrays.asList(NATIVE_CODECS).contains(codec)) {
-      return logged("codec-" + codec, "Parquet codec " + codec + " is written by Iceberg's writer");
+      return logged(
+          StockReason.CODEC,
+          "codec-" + codec,
+          "Parquet codec " + codec + " is written by Iceberg's writer");
     }
     String unsupported = IcebergArrowSchema.unsupportedReason(schema);
     if (unsupported != null) {
-      return logged("schema-" + unsupported, unsupported + "; written by Iceberg's writer");
+      return logged(
+          StockReason.UNSUPPORTED_SCHEMA,
+          "schema-" + unsupported,
+          unsupported + "; written by Iceberg's writer");
     }
     if (!FrazilFlink.nativeAvailable()) {
-      return "native library unavailable";
+      return StockReason.NATIVE_UNAVAILABLE;
     }
     Throwable arrowProblem = ArrowMemory.accessProblem();
     if (arrowProblem != null) {
@@ -169,13 +195,13 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
           "arrow-access",
           ArrowMemory.accessAdvice() + "; Iceberg data files are written by the stock writer",
           arrowProblem);
-      return "Arrow cannot export batches in this JVM";
+      return StockReason.ARROW_ACCESS;
     }
     return null;
   }
 
-  private static String logged(String key, String reason) {
-    LogOnce.warn(key, "Frazil fallback: " + reason);
+  private static StockReason logged(StockReason reason, String logKey, String message) {
+    LogOnce.warn(logKey, "Frazil fallback: " + message);
     return reason;
   }
 }

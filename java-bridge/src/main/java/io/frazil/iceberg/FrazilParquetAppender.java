@@ -64,6 +64,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
   private Metrics metrics;
   private List<Long> splitOffsets;
   private long length = 0L;
+  private long encodeNanos = 0L;
 
   FrazilParquetAppender(
       OutputFile file,
@@ -128,6 +129,11 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     return splitOffsets;
   }
 
+  /** Nanoseconds native encoder threads spent on this file (valid after close). */
+  public long encodeNanos() {
+    return encodeNanos;
+  }
+
   /** Rows added so far. */
   public long rowCount() {
     return rowCount;
@@ -157,6 +163,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       NativeFileSummary summary = fileWriter.finish();
       this.length = summary.fileSize();
       this.splitOffsets = summary.splitOffsets();
+      this.encodeNanos = summary.encodeNanos();
       this.metrics = NativeMetrics.build(summary, schema, metricsConfig);
       LOG.info(
           "Frazil wrote {} ({} rows, {} bytes)", file.location(), rowCount, summary.fileSize());

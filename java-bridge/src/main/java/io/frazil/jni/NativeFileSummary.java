@@ -12,17 +12,23 @@ import java.util.List;
  * layout written by {@code FileSummary::to_bytes} in {@code native/src/stats.rs}.
  */
 public final class NativeFileSummary {
-  private static final int FORMAT_VERSION = 1;
+  private static final int FORMAT_VERSION = 2;
 
   private final long recordCount;
   private final long fileSize;
+  private final long encodeNanos;
   private final List<Long> splitOffsets;
   private final List<Column> columns;
 
   private NativeFileSummary(
-      long recordCount, long fileSize, List<Long> splitOffsets, List<Column> columns) {
+      long recordCount,
+      long fileSize,
+      long encodeNanos,
+      List<Long> splitOffsets,
+      List<Column> columns) {
     this.recordCount = recordCount;
     this.fileSize = fileSize;
+    this.encodeNanos = encodeNanos;
     this.splitOffsets = Collections.unmodifiableList(splitOffsets);
     this.columns = Collections.unmodifiableList(columns);
   }
@@ -110,6 +116,7 @@ public final class NativeFileSummary {
     }
     long records = in.getLong();
     long size = in.getLong();
+    long nanos = in.getLong();
     int splitCount = in.getInt();
     List<Long> splits = new ArrayList<>(splitCount);
     for (int i = 0; i < splitCount; i += 1) {
@@ -120,7 +127,7 @@ public final class NativeFileSummary {
     for (int i = 0; i < columnCount; i += 1) {
       columns.add(new Column(in));
     }
-    return new NativeFileSummary(records, size, splits, columns);
+    return new NativeFileSummary(records, size, nanos, splits, columns);
   }
 
   // Fresh buffers each time: Iceberg's truncation helpers write into the buffer they are given.
@@ -150,6 +157,11 @@ public final class NativeFileSummary {
   /** Exact size of the file in bytes. */
   public long fileSize() {
     return fileSize;
+  }
+
+  /** Nanoseconds the native encoder threads spent encoding this file, summed over threads. */
+  public long encodeNanos() {
+    return encodeNanos;
   }
 
   /** Row-group start offsets, ascending. */

@@ -68,6 +68,11 @@ public final class NativeLoader {
     }
   }
 
+  /** True when the library has been loaded in this class loader; never loads it. */
+  public static boolean isLoaded() {
+    return loaded;
+  }
+
   /** True when the library is loaded (or can be now); never throws. */
   public static boolean isAvailable() {
     try {

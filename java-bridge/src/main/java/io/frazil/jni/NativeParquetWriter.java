@@ -96,6 +96,15 @@ public final class NativeParquetWriter implements AutoCloseable {
     return liveWriters();
   }
 
+  /**
+   * Bytes the native library has allocated and not freed, process-wide (encoder buffers, pages, row
+   * groups in progress; not the Java-owned Arrow buffers it reads). Only call it once the library
+   * is loaded.
+   */
+  public static long allocatedBytes() {
+    return nativeAllocatedBytes();
+  }
+
   private long ensureOpen(String action) {
     if (handle == 0) {
       throw new IllegalStateException("Cannot " + action + ": the native writer is closed");
@@ -148,6 +157,9 @@ public final class NativeParquetWriter implements AutoCloseable {
   static native void free(long handle);
 
   static native long liveWriters();
+
+  /** Bytes allocated by the library's global allocator and not yet freed. */
+  static native long nativeAllocatedBytes();
 
   /** Panics inside native code on purpose (tests prove the JVM survives). */
   static native void panicForTest(byte[] message);

@@ -12,10 +12,26 @@ package io.frazil.reflect;
 public abstract class HiddenMember {
   private final String owner;
   private final String name;
+  private int fromJdk = 0;
+  private int untilJdk = Integer.MAX_VALUE;
 
   HiddenMember(String owner, String name) {
     this.owner = owner;
     this.name = name;
+  }
+
+  /** Marks a JDK-internal member that exists only on JDK feature releases {@code from..until}. */
+  @SuppressWarnings("unchecked")
+  <M extends HiddenMember> M onJdk(int from, int until) {
+    this.fromJdk = from;
+    this.untilJdk = until;
+    return (M) this;
+  }
+
+  /** False for a JDK-internal member this JVM's release does not have. */
+  public boolean existsOnThisJvm() {
+    int feature = Runtime.version().feature();
+    return feature >= fromJdk && feature <= untilJdk;
   }
 
   /** The binary name of the declaring class, e.g. {@code a.b.Outer$Inner}. */

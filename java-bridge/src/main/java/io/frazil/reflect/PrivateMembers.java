@@ -202,6 +202,24 @@ public final class PrivateMembers {
   public static final HiddenField FORWARD_SINK_CACHE_MAXIMUM_SIZE =
       HiddenField.of(FORWARD_SINK, "cacheMaximumSize", "int");
 
+  // Flink metrics: a writer's task is the Runnable of the thread it runs on (Flink's Task creates
+  // its thread as new Thread(group, this, name)); reading it needs java.lang opened, which Flink's
+  // default env.java.opts.all does.
+
+  /** JDK 17 and 18: the Runnable a platform thread was constructed with. */
+  public static final HiddenField THREAD_TARGET =
+      HiddenField.of("java.lang.Thread", "target", "java.lang.Runnable").onJdk(0, 18);
+
+  /** JDK 19 and later keep it in {@code Thread.holder} ... */
+  public static final HiddenField THREAD_HOLDER =
+      HiddenField.of("java.lang.Thread", "holder", "java.lang.Thread$FieldHolder")
+          .onJdk(19, Integer.MAX_VALUE);
+
+  /** ... as {@code task}. */
+  public static final HiddenField THREAD_HOLDER_TASK =
+      HiddenField.of("java.lang.Thread$FieldHolder", "task", "java.lang.Runnable")
+          .onJdk(19, Integer.MAX_VALUE);
+
   /** Every member declared above, in declaration order. */
   public static List<HiddenMember> all() {
     List<HiddenMember> members = new ArrayList<>();

@@ -129,7 +129,7 @@ public class TestBadRowsInFlinkJobs {
       throws Exception {
     String name = (sink + "_" + bad).toLowerCase(Locale.ROOT);
     Table failed = createTable(name + "_bad");
-    long nativeBefore = FrazilFlink.nativeDataFiles();
+    long nativeBefore = FrazilFlink.nativeWritersBuilt();
 
     Throwable failure = run(sink, name + "_bad", 200, new Rows(100, bad));
 
@@ -145,7 +145,7 @@ public class TestBadRowsInFlinkJobs {
           .as("the original error is the root cause of the job's failure")
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(bad.message);
-      assertThat(FrazilFlink.nativeDataFiles())
+      assertThat(FrazilFlink.nativeWritersBuilt())
           .as("the bad row reached Frazil's writer, not a check before it")
           .isGreaterThan(nativeBefore);
     }

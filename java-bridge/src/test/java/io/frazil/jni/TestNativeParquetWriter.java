@@ -75,6 +75,7 @@ public class TestNativeParquetWriter {
       assertThat(write(writer, root)).isPositive();
       NativeFileSummary summary = writer.finish();
       assertThat(summary.recordCount()).isEqualTo(100);
+      assertThat(summary.encodeNanos()).as("native encode time").isPositive();
       long drained = 0;
       byte[] buffer = new byte[1000];
       int n;
@@ -83,6 +84,23 @@ public class TestNativeParquetWriter {
       }
       assertThat(drained).isEqualTo(summary.fileSize());
       assertThat(summary.splitOffsets()).containsExactly(4L);
+    }
+  }
+
+  @Test
+  public void allocatedBytesRiseWhileAWriterHoldsMemory() {
+    NativeLoader.load();
+    try (NativeParquetWriter writer = open(IcebergArrowSchema.convert(SCHEMA));
+        VectorSchemaRoot root =
+            VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator)) {
+      BigIntVector ids = (BigIntVector) root.getVector(0);
+      for (int i = 0; i < 100; i += 1) {
+        ids.setSafe(i, i);
+      }
+      root.setRowCount(100);
+      write(writer, root);
+      // The open writer holds its schema, column writers and buffered rows.
+      assertThat(NativeParquetWriter.allocatedBytes()).isPositive();
     }
   }
 
