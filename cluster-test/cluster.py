@@ -11,7 +11,8 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
                the source's TaskManager between two checkpoints; the job restarts in the
                survivor's spare slots and commits every id once
   sinks        FlinkSink, IcebergSink (Sink V2), Dynamic Iceberg Sink and SQL INSERT jobs on one
-               cluster
+               cluster; Frazil's per-TaskManager metrics read back through the REST API add up
+               to the tables' data files and rows
   failover     kill -9 a TaskManager between checkpoints, one started after the kill takes over,
                every id once
   kill-in-checkpoint  kill -9 a writer's TaskManager WHILE a checkpoint is in flight: the job's
@@ -462,6 +463,48 @@ def check_table(cluster: Cluster, job_jar: Path, table: str, count: int, start: 
     return facts
 
 
+FRAZIL_TM_METRICS = ["frazil.nativeDataFiles", "frazil.nativeRows", "frazil.nativeBytes",
+                     "frazil.nativeEncodeNanos", "frazil.stockDataFiles",
+                     "frazil.nativeMemoryBytes"]
+
+
+def taskmanager_metrics(cluster: Cluster) -> dict[str, dict[str, float]]:
+    """Frazil's per-TaskManager metrics as the JobManager's REST API reports them."""
+    found = {}
+    for tm in cluster.rest("/taskmanagers")["taskmanagers"]:
+        values = cluster.rest(f"/taskmanagers/{tm['id']}/metrics?get="
+                              + ",".join(FRAZIL_TM_METRICS))
+        found[tm["id"]] = {m["id"]: float(m["value"]) for m in values}
+    return found
+
+
+def check_metrics(cluster: Cluster, files: int, rows: int, timeout: float = 90) -> dict:
+    """Polls the REST API until the TaskManagers' Frazil metrics add up to the committed tables'
+    data files and rows (Flink refreshes metrics on an interval), then returns them."""
+    deadline = time.time() + timeout
+    while True:
+        per_tm = taskmanager_metrics(cluster)
+        total = {name: sum(m.get(name, 0.0) for m in per_tm.values())
+                 for name in FRAZIL_TM_METRICS}
+        if (total["frazil.nativeDataFiles"] == files and total["frazil.nativeRows"] == rows
+                and all(len(m) == len(FRAZIL_TM_METRICS) for m in per_tm.values())):
+            break
+        require(time.time() < deadline,
+                f"Frazil metrics from the REST API {total} (per TaskManager {per_tm}) never "
+                f"matched the tables: {files} data files, {rows} rows")
+        time.sleep(2)
+    require(total["frazil.stockDataFiles"] == 0, f"stock data files reported: {total}")
+    require(total["frazil.nativeEncodeNanos"] > 0 and total["frazil.nativeBytes"] > 0,
+            f"no encode time or bytes reported: {total}")
+    memory = ", ".join(f"{m['frazil.nativeMemoryBytes'] / 1e6:.1f} MB" for m in per_tm.values())
+    log(f"REST metrics match the tables: {int(total['frazil.nativeDataFiles'])} native data "
+        f"files, {int(total['frazil.nativeRows'])} rows, "
+        f"{total['frazil.nativeBytes'] / 1e6:.1f} MB, encode "
+        f"{total['frazil.nativeEncodeNanos'] / 1e9:.2f} s, native memory now per TaskManager: "
+        f"{memory}")
+    return {"total": total, "per_taskmanager": per_tm}
+
+
 def check_logs_installed(cluster: Cluster, names: list[str]) -> dict:
     """Every named TaskManager log has Frazil's bootstrap line; returns 'Frazil wrote' counts."""
     wrote = {}
@@ -552,6 +595,8 @@ def scenario_sinks(inputs: Inputs) -> dict:
         files = sum(r["data_files"] for r in results.values())
         require(sum(wrote.values()) == files, f"'Frazil wrote' lines {wrote} != data files {files}")
         results["frazil_wrote_lines"] = wrote
+        table_rows = sum(r["rows"] for r in results.values() if isinstance(r, dict) and "rows" in r)
+        results["metrics"] = check_metrics(cluster, files, table_rows)
         return results
     finally:
         cluster.stop()
