@@ -132,10 +132,11 @@ run-bench-routing-smoke:
 ## (RowDataTaskWriterFactory, identity partition on an int column with N values, rows interleaved)
 ## with N = 1, 16, 128, 1,024 open files, 2,000,000 bid rows, then complete() closes them all as a
 ## checkpoint does; stock vs Frazil, one child JVM per trial (peak RSS / heap per arm), 1 warm-up +
-## 3 measured trials per arm and N at FANOUT_HEAP, then a descending heap search at N = 1,024
+## 3 measured trials per arm and N at FANOUT_HEAP (4g: stock runs out of 2g at N = 1,024), then a
+## descending heap search at N = 1,024
 ## (an OutOfMemoryError there is recorded, not fatal) -> bench/results/<date>-<short sha>-fanout/.
 .PHONY: bench-fanout bench-fanout-smoke run-bench-fanout-smoke
-FANOUT_HEAP ?= 2g
+FANOUT_HEAP ?= 4g
 FANOUT_ARGS ?=
 
 bench-fanout: jvm

@@ -13,12 +13,12 @@ final class FanoutOptions {
           + "  --partitions A,B,..   N values (1,16,128,1024)\n"
           + "  --trials T            measured trials per arm and N (3)\n"
           + "  --warmup-trials W     discarded trials per arm and N before them (1)\n"
-          + "  --heap SIZE           -Xms = -Xmx of every grid trial (2g)\n"
+          + "  --heap SIZE           -Xms = -Xmx of every grid trial (4g: stock needs more than 2g at N=1,024)\n"
           + "  --oom-heaps A,B,..    descending heaps of the OOM search ('none' skips it;"
-          + " 1g,512m,384m,256m)\n"
+          + " 2g,1g,512m,256m)\n"
           + "  --oom-partitions N    N of the OOM search (1024)\n"
           + "  --pool-rows P         distinct pre-built rows, cycled (131072; a multiple of N)\n"
-          + "  --warmup-rows W       JIT warm-up write inside each trial JVM (262144; 0 = none)\n"
+          + "  --warmup-rows W       JIT warm-up write inside each trial JVM (65536; 0 = none)\n"
           + "  --timeout-s S         per grid trial (900); --oom-timeout-s per OOM-search trial"
           + " (300)\n"
           + "  --seed S              (42)\n"
@@ -31,11 +31,11 @@ final class FanoutOptions {
   List<Integer> partitions = List.of(1, 16, 128, 1024);
   int trials = 3;
   int warmupTrials = 1;
-  String heap = "2g";
-  List<String> oomHeaps = List.of("1g", "512m", "384m", "256m");
+  String heap = "4g";
+  List<String> oomHeaps = List.of("2g", "1g", "512m", "256m");
   int oomPartitions = 1024;
   int poolRows = 131_072;
-  int warmupRows = 262_144;
+  int warmupRows = 65_536;
   int timeoutS = 900;
   int oomTimeoutS = 300;
   long seed = 42;
