@@ -99,7 +99,62 @@ public final class FanoutBench {
     }
   }
 
+  /** Rebuilds the report from an earlier run's iterations.jsonl (e.g. after a report fix). */
+  private boolean reportOnly() throws IOException {
+    for (String line : Files.readAllLines(options.out.resolve("iterations.jsonl"))) {
+      if (line.isBlank()) {
+        continue;
+      }
+      Map<String, String> all = FlatJson.parse(line);
+      Trial t = new Trial();
+      t.seq = Integer.parseInt(all.get("seq"));
+      t.stage = FlatJson.text(all.get("stage"));
+      t.phase = FlatJson.text(all.get("phase"));
+      t.rep = Integer.parseInt(all.get("rep"));
+      t.heap = FlatJson.text(all.get("heap"));
+      t.arm = FlatJson.text(all.get("arm"));
+      t.partitions = Integer.parseInt(all.get("partitions"));
+      t.outcome = FlatJson.text(all.get("outcome"));
+      t.exitCode = Integer.parseInt(all.get("exit_code"));
+      t.elapsedMs = Long.parseLong(all.get("jvm_elapsed_ms"));
+      t.observedPeakRssBytes = Long.parseLong(all.get("observed_peak_rss_bytes"));
+      t.detail = FlatJson.text(all.get("detail"));
+      t.result = all;
+      trials.add(t);
+    }
+    String recorded = "recorded in the original run's RUN-INFO.md";
+    Path previous = options.out.resolve("results.md");
+    if (Files.isRegularFile(previous)) {
+      List<String> kept = new ArrayList<>();
+      for (String line : Files.readAllLines(previous)) {
+        for (String row : List.of("| date (UTC) |", "| commit |", "| plan |", "| load average")) {
+          if (line.startsWith(row)) {
+            kept.add(line.substring(2, line.length() - 2).replace(" | ", ": "));
+          }
+        }
+      }
+      if (!kept.isEmpty()) {
+        recorded = "from the original results.md: " + String.join("; ", kept);
+      }
+    }
+    notes.add(
+        "Report rebuilt with --report-only from iterations.jsonl: the date, commit and JVM rows"
+            + " above are the rebuild's; the run's date, commit, JVM, run time and load are "
+            + recorded
+            + " (per-trial load average in the trial list).");
+    new FanoutReport(options, trials, notes)
+        .write(
+            Double.NaN,
+            "see the note below",
+            "see the note below",
+            childCommand("<heap>", List.of()));
+    return true;
+  }
+
   private boolean run() throws Exception {
+    if (options.reportOnly) {
+      return reportOnly();
+    }
     long started = System.nanoTime();
     Files.createDirectories(options.out);
     this.logs = Files.createTempDirectory(options.tmp, "frazil-fanout-logs-");

@@ -25,6 +25,8 @@ final class FanoutOptions {
           + "  --tmp DIR             parent of the trials' warehouses (java.io.tmpdir)\n"
           + "  --smoke               20,000 rows, N=1,16, 0 warm-up + 1 trial, 2,000-row JIT"
           + " warm-up, 512m heap, no OOM search: checks the harness, not a measurement\n"
+          + "  --report-only         rewrite results.md and fanout.svg from --out's iterations.jsonl"
+          + " (same flags as the run)\n"
           + "  --out DIR             results directory (required)";
 
   int rows = 2_000_000;
@@ -41,6 +43,7 @@ final class FanoutOptions {
   long seed = 42;
   Path tmp = Paths.get(System.getProperty("java.io.tmpdir"));
   boolean smoke;
+  boolean reportOnly;
   Path out;
   List<String> raw;
 
@@ -66,6 +69,9 @@ final class FanoutOptions {
         case "--help":
           return null;
         case "--smoke":
+          break;
+        case "--report-only":
+          o.reportOnly = true;
           break;
         case "--rows":
           o.rows = Flags.positive(Flags.value(tokens, ++i, flag), flag);

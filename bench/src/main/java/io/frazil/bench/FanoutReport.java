@@ -73,7 +73,8 @@ final class FanoutReport {
     md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
     md.append("| plan | ")
         .append(options)
-        .append(String.format(Locale.ROOT, "; %.0f s |\n", seconds));
+        .append(
+            Double.isNaN(seconds) ? " |\n" : String.format(Locale.ROOT, "; %.0f s |\n", seconds));
     md.append("| load average (/proc/loadavg) | before `").append(loadBefore);
     md.append("`, after `").append(loadAfter).append("` |\n");
     md.append("| writer settings | `write.parquet.compression-codec=zstd`,");
@@ -143,6 +144,9 @@ final class FanoutReport {
     Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
 
     FanoutSvg.write(options.out.resolve("fanout.svg"), this, facts, options);
+    if (options.reportOnly) {
+      return; // RUN-INFO.md and environment.json stay those of the run
+    }
     facts.writeRunFiles(options.out, options.raw, RunFacts.labels("native library", nativeLibrary));
   }
 
@@ -386,9 +390,9 @@ final class FanoutReport {
         if (line.startsWith("| bid | 2,000,000 | frazil |")) {
           String[] cells = line.split("\\|");
           return "wall "
-              + cells[12].trim().replace("**", "")
+              + cells[11].trim().replace("**", "")
               + ", CPU "
-              + cells[13].trim().replace("**", "")
+              + cells[12].trim().replace("**", "")
               + " ("
               + newest.getFileName()
               + ")";
