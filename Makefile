@@ -36,7 +36,8 @@ demo: jvm
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
-	run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci run-test-other-minors
+	run-bench-fanout-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
+	run-test-other-minors
 
 ## On every other supported minor (FLINK_OTHER_MINORS): file-level metrics parity, the sink matrix (4 sinks x bucket x v2/v3 x
 ## append/upsert), failover and bad rows in jobs, the memoizer job tests and the reflection-shape
@@ -149,6 +150,27 @@ bench-routing-smoke: jvm run-bench-routing-smoke
 
 run-bench-routing-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"
+
+## Fan-out cohort (bench/README.md, "Fan-out cohort"; issue 14): one Iceberg Flink task writer
+## (RowDataTaskWriterFactory, identity partition on an int column with N values, rows interleaved)
+## with N = 1, 16, 128, 1,024 open files, 2,000,000 bid rows, then complete() closes them all as a
+## checkpoint does; stock vs Frazil, one child JVM per trial (peak RSS / heap per arm), 1 warm-up +
+## 3 measured trials per arm and N at FANOUT_HEAP (4g: stock runs out of 2g at N = 1,024), then a
+## descending heap search at N = 1,024
+## (an OutOfMemoryError there is recorded, not fatal) -> bench/results/<date>-<short sha>-fanout/.
+.PHONY: bench-fanout bench-fanout-smoke run-bench-fanout-smoke
+FANOUT_HEAP ?= 4g
+FANOUT_ARGS ?=
+
+bench-fanout: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.FanoutBench -Dbench.heap=256m -Dbench.args="--heap $(FANOUT_HEAP) --out $(BENCH_OUT)-fanout $(FANOUT_ARGS)"
+
+## Seconds after the build (20,000 rows, N = 1 and 16, one trial per arm, same checks, no heap
+## search) -> bench/target/fanout-smoke/; part of `make test`.
+bench-fanout-smoke: jvm run-bench-fanout-smoke
+
+run-bench-fanout-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.FanoutBench -Dbench.heap=256m -Dbench.args="--smoke --out $(CURDIR)/bench/target/fanout-smoke"
 
 ## Soak (bench/.../Soak.java): 10,000 Frazil writers in one JVM (mixed schemas; some fail on purpose:
 ## a null in a required column, a failing stream, a refused codec, no rows), RSS every 500 writers and
