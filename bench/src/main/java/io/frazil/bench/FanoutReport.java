@@ -447,12 +447,7 @@ final class FanoutReport {
   }
 
   static String range(Report.Stat stat, String format) {
-    return fmt(format, stat.median)
-        + " ["
-        + fmt(format, stat.min)
-        + "–"
-        + fmt(format, stat.max)
-        + "]";
+    return Report.range(stat, format);
   }
 
   static String fmt(String format, double value) {

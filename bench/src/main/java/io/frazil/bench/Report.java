@@ -171,7 +171,8 @@ final class Report {
     }
   }
 
-  private static String range(Stat stat, String format) {
+  /** "median [min–max]" in {@code format}. */
+  static String range(Stat stat, String format) {
     return fmt(format, stat.median)
         + " ["
         + fmt(format, stat.min)
