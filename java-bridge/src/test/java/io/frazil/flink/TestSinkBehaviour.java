@@ -238,6 +238,8 @@ public class TestSinkBehaviour {
   @Test
   public void missingNativeLibraryFallsBackWithOneWarning() throws Exception {
     File warehouseDir = new File(warehouse, "fallback");
+    // Output to a file, not a pipe: a chatty child must never block on a full pipe buffer.
+    File log = new File(warehouse, "fallback.log");
     Process process =
         new ProcessBuilder(
                 taskManagerJvm(
@@ -248,9 +250,14 @@ public class TestSinkBehaviour {
                     FallbackProbe.class.getName(),
                     warehouseDir.getAbsolutePath()))
             .redirectErrorStream(true)
+            .redirectOutput(log)
             .start();
-    assertThat(process.waitFor(180, TimeUnit.SECONDS)).isTrue();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    try {
+      assertThat(process.waitFor(180, TimeUnit.SECONDS)).as("the probe finished").isTrue();
+    } finally {
+      process.destroyForcibly(); // stopped on every path, also when it did not finish
+    }
+    String output = java.nio.file.Files.readString(log.toPath(), StandardCharsets.UTF_8);
     assertThat(process.exitValue()).as(output).isZero();
     assertThat(output)
         .contains("rows=500")
