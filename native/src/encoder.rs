@@ -138,6 +138,8 @@ struct LaneState {
     failure: Option<NativeError>,
     /// [`ArrowColumnWriter::get_estimated_total_bytes`] after the last batch encoded.
     estimated_bytes: usize,
+    /// [`ArrowColumnWriter::memory_size`] after the last batch encoded: what the column holds.
+    memory: usize,
 }
 
 impl ColumnLane {
@@ -150,6 +152,7 @@ impl ColumnLane {
                 scheduled: false,
                 failure: None,
                 estimated_bytes: 0,
+                memory: 0,
             }),
             #[cfg(test)]
             panic_next: std::sync::atomic::AtomicBool::new(false),
@@ -217,6 +220,7 @@ impl ColumnLane {
                 None => {}
                 Some((writer, Ok(Ok((memory, estimate))))) => {
                     memory_after = memory;
+                    state.memory = memory;
                     state.estimated_bytes = estimate;
                     state.writer = Some(writer);
                 }
@@ -472,6 +476,16 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
                 .flatten()
                 .map(|lane| lane.lock().estimated_bytes)
                 .sum::<usize>()
+    }
+
+    /// Bytes the open row group's column writers hold (encoded pages, open page buffers,
+    /// dictionaries), as of the batches encoded so far (does not wait for the others).
+    pub fn row_group_memory(&self) -> usize {
+        self.lanes
+            .iter()
+            .flatten()
+            .map(|lane| lane.lock().memory)
+            .sum()
     }
 
     /// Closes the open row group (if any) and appends it to the file.

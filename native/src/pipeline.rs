@@ -76,6 +76,23 @@ impl PipelinedWriter {
         }
     }
 
+    /// Closes the open row group early (see [`NativeParquetWriter::flush_row_group`]) and
+    /// releases every batch in flight: afterwards the caller's batches are all free to reuse or
+    /// release, and the encoded bytes are pending output.
+    pub fn flush_row_group(&mut self) -> Result<()> {
+        let flushed = self.writer.flush_row_group();
+        if flushed.is_err() {
+            self.writer.wait_idle();
+        }
+        self.release_beyond(0);
+        flushed
+    }
+
+    /// Bytes of memory the file holds now (see [`NativeParquetWriter::held_bytes`]).
+    pub fn held_bytes(&mut self) -> u64 {
+        self.writer.held_bytes()
+    }
+
     /// Estimated file length as of the batches encoded so far (does not wait).
     pub fn estimated_length(&self) -> u64 {
         self.writer.estimated_length()

@@ -87,6 +87,9 @@ fn check_decimal_precision(name: &str, array: &dyn Array) -> Result<()> {
     }
 }
 
+/// The largest output allocation an open file keeps once its bytes are drained.
+const RETAINED_OUTPUT_CAPACITY: usize = 64 << 10;
+
 /// In-memory sink for encoded bytes, drained by the caller between calls.
 #[derive(Debug, Default)]
 pub struct OutputBuffer {
@@ -118,10 +121,19 @@ impl OutputBuffer {
     pub fn consume(&mut self, n: usize) {
         self.read = (self.read + n).min(self.buf.len());
         if self.read == self.buf.len() {
-            // Keep the allocation: the next row group reuses it.
             self.buf.clear();
             self.read = 0;
+            // Keep a small allocation for the next row group; a large one would stay with the
+            // file until it closes, which a thousand open files cannot afford.
+            if self.buf.capacity() > RETAINED_OUTPUT_CAPACITY {
+                self.buf = Vec::new();
+            }
         }
+    }
+
+    /// Bytes this buffer holds (its allocation).
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
     }
 }
 
@@ -287,9 +299,37 @@ impl NativeParquetWriter {
         }
     }
 
-    /// Bytes encoded but not yet drained.
-    pub fn pending_output(&mut self) -> usize {
-        self.writer.as_mut().map_or(0, |w| w.inner_mut().pending())
+    /// Bytes of memory this file holds now: the first rows' copies before the encoder exists,
+    /// the open row group's column writers, and the output buffer. As of the batches encoded so
+    /// far (batches still in flight are the caller's memory).
+    pub fn held_bytes(&mut self) -> u64 {
+        let first_rows: usize = self
+            .first_rows
+            .iter()
+            .map(RecordBatch::get_array_memory_size)
+            .sum();
+        let encoder = self
+            .writer
+            .as_mut()
+            .map_or(0, |w| w.row_group_memory() + w.inner_mut().capacity());
+        (first_rows + encoder) as u64
+    }
+
+    /// Closes the open row group now, smaller than its size limit, so the memory it holds can be
+    /// returned once its bytes are drained: how a memory budget sheds a file's buffers without
+    /// failing a write. Waits for the batches in flight. The file stays valid and its metrics
+    /// exact (every row group carries its own statistics and offset); nothing happens when no
+    /// row is buffered.
+    pub fn flush_row_group(&mut self) -> Result<()> {
+        self.ensure_open("flush a row group")?;
+        if self.writer.is_none() {
+            if self.first_rows.is_empty() {
+                return Ok(());
+            }
+            // The dictionary decision is taken from the rows there are.
+            self.flush_first_rows()?;
+        }
+        self.writer(None)?.flush()
     }
 
     /// Moves up to `dst.len()` encoded bytes into `dst`; 0 means nothing is pending.
@@ -348,5 +388,128 @@ impl NativeParquetWriter {
         } else {
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use arrow::array::{ArrayRef, Int64Array, StringArray};
+    use arrow::datatypes::{Field, Schema};
+    use bytes::Bytes;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+    use super::*;
+    use crate::schema::FIELD_ID_KEY;
+
+    fn schema() -> SchemaRef {
+        let field = |name: &str, data_type: DataType, id: i32| {
+            Field::new(name, data_type, false)
+                .with_metadata(HashMap::from([(FIELD_ID_KEY.to_string(), id.to_string())]))
+        };
+        Arc::new(Schema::new(vec![
+            field("id", DataType::Int64, 1),
+            field("note", DataType::Utf8, 2),
+        ]))
+    }
+
+    fn batch(schema: &SchemaRef, from: i64, rows: i64) -> RecordBatch {
+        let ids: Vec<i64> = (from..from + rows).collect();
+        let notes = StringArray::from_iter_values(ids.iter().map(|i| format!("note {i}")));
+        let columns = vec![
+            Arc::new(Int64Array::from(ids)) as ArrayRef,
+            Arc::new(notes) as ArrayRef,
+        ];
+        RecordBatch::try_new(Arc::clone(schema), columns).unwrap()
+    }
+
+    fn drain_all(writer: &mut NativeParquetWriter, file: &mut Vec<u8>) {
+        let mut chunk = [0u8; 8192];
+        loop {
+            let n = writer.drain(&mut chunk);
+            if n == 0 {
+                break;
+            }
+            file.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// (row group count, row group start offsets, ids in file order)
+    fn read_back(file: Vec<u8>) -> (usize, Vec<i64>, Vec<i64>) {
+        let builder = ParquetRecordBatchReaderBuilder::try_new(Bytes::from(file)).unwrap();
+        let metadata = builder.metadata().clone();
+        let offsets = metadata
+            .row_groups()
+            .iter()
+            .map(|rg| {
+                let column = rg.column(0);
+                column
+                    .dictionary_page_offset()
+                    .unwrap_or(column.data_page_offset())
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for batch in builder.build().unwrap() {
+            let batch = batch.unwrap();
+            let column = batch
+                .column(0)
+                .as_primitive::<arrow::datatypes::Int64Type>();
+            ids.extend(column.values().iter().copied());
+        }
+        (metadata.num_row_groups(), offsets, ids)
+    }
+
+    #[test]
+    fn an_early_row_group_flush_keeps_every_row_and_exact_split_offsets() {
+        let schema = schema();
+        let options = WriterOptions::from_properties(HashMap::new());
+        let mut writer = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        let mut file = Vec::new();
+        // Before the encoder exists (fewer rows than a page), after it, and twice in a row.
+        writer.write(&batch(&schema, 0, 100)).unwrap();
+        assert!(writer.held_bytes() > 0);
+        writer.flush_row_group().unwrap();
+        drain_all(&mut writer, &mut file);
+        for b in 0..4 {
+            writer
+                .write(&batch(&schema, 100 + b * 30_000, 30_000))
+                .unwrap();
+        }
+        let before = writer.held_bytes();
+        writer.flush_row_group().unwrap();
+        writer.flush_row_group().unwrap();
+        drain_all(&mut writer, &mut file);
+        let after = writer.held_bytes();
+        assert!(
+            after < before / 4,
+            "a flushed and drained file holds {after} bytes, {before} before"
+        );
+        writer.write(&batch(&schema, 120_100, 50)).unwrap();
+        let summary = writer.close().unwrap().clone();
+        drain_all(&mut writer, &mut file);
+
+        assert_eq!(summary.file_size as usize, file.len());
+        assert_eq!(summary.record_count, 120_150);
+        let (row_groups, offsets, ids) = read_back(file);
+        assert_eq!(
+            row_groups, 3,
+            "one row group per flush, none for the empty flush"
+        );
+        assert_eq!(summary.split_offsets, offsets);
+        assert_eq!(ids, (0..120_150).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn flushing_a_writer_without_rows_writes_nothing() {
+        let schema = schema();
+        let options = WriterOptions::from_properties(HashMap::new());
+        let mut writer = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        writer.flush_row_group().unwrap();
+        assert_eq!(writer.drain(&mut [0u8; 16]), 0);
+        writer.write(&batch(&schema, 0, 10)).unwrap();
+        let summary = writer.close().unwrap().clone();
+        assert_eq!(summary.split_offsets.len(), 1);
+        assert!(writer.flush_row_group().is_err(), "closed writers refuse");
     }
 }

@@ -5,6 +5,8 @@
 //!  open(schemaAddr, json, props) ──────────►  import schema (moved) → NativeParquetWriter → handle
 //!  write(handle, arrayAddr, keep) ─────────►  import batch (moved) → column lanes; batches beyond
 //!                                             the last `keep` are awaited and released here
+//!  flushRowGroup(handle) ──────────────────►  close the row group early (memory budget), release
+//!                                             every batch in flight
 //!  drain(handle, byte[]) ──────────────────►  copy ready encoded bytes into the Java array
 //!  close(handle) ──────────────────────────►  footer → summary bytes (footer then drained)
 //!  free(handle) ───────────────────────────►  drop the writer (exactly once)
@@ -111,6 +113,37 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_estimatedLength<'l
 ) -> jlong {
     env.with_env(|_env| -> Result<_> {
         handle::with_writer(handle, |writer| Ok(writer.estimated_length() as jlong))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long flushRowGroup(long handle)`: closes the open row group early and releases
+/// every batch in flight; returns the bytes the file still holds (its encoded bytes are pending
+/// output until drained).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_flushRowGroup<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Result<_> {
+        handle::with_writer(handle, |writer| {
+            writer.flush_row_group()?;
+            Ok(writer.held_bytes() as jlong)
+        })
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long heldBytes(long handle)`: bytes of memory the file holds now.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_heldBytes<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> Result<_> {
+        handle::with_writer(handle, |writer| Ok(writer.held_bytes() as jlong))
     })
     .resolve::<ThrowJava>()
 }

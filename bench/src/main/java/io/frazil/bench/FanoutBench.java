@@ -233,6 +233,9 @@ public final class FanoutBench {
         command.add("-D" + property + "=" + value);
       }
     }
+    if (options.memoryBudget != null) {
+      command.add("-Dfrazil.memory.budget=" + options.memoryBudget);
+    }
     command.add("-cp");
     command.add(args.isEmpty() ? "<classpath>" : System.getProperty("java.class.path"));
     command.add(FanoutTrial.class.getName());

@@ -14,6 +14,8 @@ final class FanoutOptions {
           + "  --trials T            measured trials per arm and N (3)\n"
           + "  --warmup-trials W     discarded trials per arm and N before them (1)\n"
           + "  --heap SIZE           -Xms = -Xmx of every grid trial (4g: stock needs more than 2g at N=1,024)\n"
+          + "  --memory-budget B     -Dfrazil.memory.budget of every trial (the process default"
+          + " when unset: 256m)\n"
           + "  --oom-heaps A,B,..    descending heaps of the OOM search ('none' skips it;"
           + " 2g,1g,512m,256m)\n"
           + "  --oom-partitions N    N of the OOM search (1024)\n"
@@ -34,6 +36,7 @@ final class FanoutOptions {
   int trials = 3;
   int warmupTrials = 1;
   String heap = "4g";
+  String memoryBudget = null;
   List<String> oomHeaps = List.of("2g", "1g", "512m", "256m");
   int oomPartitions = 1024;
   int poolRows = 131_072;
@@ -87,6 +90,9 @@ final class FanoutOptions {
           break;
         case "--heap":
           o.heap = heap(Flags.value(tokens, ++i, flag));
+          break;
+        case "--memory-budget":
+          o.memoryBudget = Flags.value(tokens, ++i, flag);
           break;
         case "--oom-heaps":
           String list = Flags.value(tokens, ++i, flag);

@@ -408,14 +408,14 @@ final class FanoutReport {
     md.append("## Every trial\n\n");
     md.append(
         "| # | stage | phase | heap | arm | N | outcome | wall ms | close-all ms | CPU ms |"
-            + " peak RSS MB | peak heap MB | load 1m |\n");
-    md.append("|--:|---|---|--:|---|--:|---|--:|--:|--:|--:|--:|--:|\n");
+            + " peak RSS MB | peak heap MB | row groups | early flushes (budget MB) | load 1m |\n");
+    md.append("|--:|---|---|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (FanoutBench.Trial t : trials) {
       boolean ok = t.completed();
       md.append(
           String.format(
               Locale.ROOT,
-              "| %d | %s | %s | %s | %s | %,d | %s | %s | %s | %s | %s | %s | %s |\n",
+              "| %d | %s | %s | %s | %s | %,d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
               t.seq,
               t.stage,
               t.phase,
@@ -430,6 +430,11 @@ final class FanoutReport {
                   ? fmt("%.0f", t.num("peak_rss_bytes") / MB)
                   : fmt("%.0f", t.observedPeakRssBytes / MB),
               ok ? fmt("%.0f", t.num("peak_heap_bytes") / MB) : "–",
+              ok ? fmt("%.0f", t.num("row_groups")) : "–",
+              ok && "frazil".equals(t.arm) && !Double.isNaN(t.num("early_row_group_flushes"))
+                  ? fmt("%.0f", t.num("early_row_group_flushes"))
+                      + fmt(" (%.0f)", t.num("memory_budget_bytes") / MB)
+                  : "–",
               ok ? fmt("%.1f", t.num("loadavg_1m")) : "–"));
     }
     md.append('\n');

@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
 import io.frazil.flink.FrazilFlink;
 import io.frazil.iceberg.ArrowMemory;
+import io.frazil.iceberg.MemoryBudget;
 import io.frazil.jni.NativeParquetWriter;
 import java.io.File;
 import java.io.IOException;
@@ -333,6 +334,8 @@ public final class FanoutTrial {
       out.put("created_by", String.join("; ", createdBy));
       out.put("native_data_files", nativeFilesDelta);
       out.put("stock_data_files", stockFilesDelta);
+      out.put("memory_budget_bytes", MemoryBudget.process().limitBytes());
+      out.put("early_row_group_flushes", MemoryBudget.process().earlyFlushes());
       return out;
     }
 

@@ -72,6 +72,15 @@ public final class RowDataArrowWriter implements AutoCloseable {
   private int rowCount = 0;
 
   public RowDataArrowWriter(Schema schema, RowType flinkType, BufferAllocator allocator) {
+    this(schema, flinkType, allocator, 0);
+  }
+
+  /**
+   * A writer whose vectors start with room for {@code initialRows} rows (Arrow's default when 0)
+   * and grow as rows arrive: a file that receives few rows never holds a full batch's buffers.
+   */
+  public RowDataArrowWriter(
+      Schema schema, RowType flinkType, BufferAllocator allocator, int initialRows) {
     Preconditions.checkNotNull(schema, "Invalid schema: null");
     Preconditions.checkNotNull(flinkType, "Invalid Flink type: null");
     Preconditions.checkNotNull(allocator, "Invalid allocator: null");
@@ -86,6 +95,11 @@ public final class RowDataArrowWriter implements AutoCloseable {
     VectorSchemaRoot newRoot =
         VectorSchemaRoot.create(IcebergArrowSchema.convert(schema), allocator);
     try {
+      if (initialRows > 0) {
+        for (FieldVector vector : newRoot.getFieldVectors()) {
+          vector.setInitialCapacity(initialRows);
+        }
+      }
       newRoot.allocateNew();
       Children children = Children.of(columns, flinkType, newRoot.getFieldVectors(), "");
       this.writers = children.writers;

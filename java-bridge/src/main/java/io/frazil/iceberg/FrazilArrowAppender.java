@@ -29,7 +29,11 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
   private final MetricsConfig metricsConfig;
   private final boolean overwrite;
 
+  /** Null when the table or the process keeps this file out of the memory budget. */
+  private final MemoryBudget budget;
+
   private NativeFileWriter fileWriter;
+  private MemoryBudget.Member member;
   private BufferAllocator exportAllocator;
   private long rowCount = 0L;
   private boolean closed = false;
@@ -43,12 +47,14 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
       Schema schema,
       Map<String, String> properties,
       MetricsConfig metricsConfig,
-      boolean overwrite) {
+      boolean overwrite,
+      MemoryBudget budget) {
     this.file = file;
     this.schema = schema;
     this.properties = properties;
     this.metricsConfig = metricsConfig;
     this.overwrite = overwrite;
+    this.budget = budget;
   }
 
   @Override
@@ -69,10 +75,19 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
             allocator.newChildAllocator("frazil:" + file.location(), 0, Long.MAX_VALUE);
         this.fileWriter =
             new NativeFileWriter(file, schema, properties, overwrite, exportAllocator);
+        if (budget != null) {
+          this.member = budget.join(new BudgetedFile());
+        }
       }
       checkBuffers(root);
       fileWriter.write(root, allocator, 0, 0L);
       rowCount += root.getRowCount();
+      if (member != null) {
+        budget.check(member);
+        if (failure != null) {
+          throw Failures.rethrow(failure);
+        }
+      }
     } catch (Throwable t) {
       Throwable thrown = Failures.ordinary(t, "adding a batch to " + file.location());
       this.failure = thrown;
@@ -146,7 +161,31 @@ public final class FrazilArrowAppender implements FileAppender<VectorSchemaRoot>
     release();
   }
 
+  /** This file's place in the memory budget: only the encoder's row group can be shed. */
+  private final class BudgetedFile implements MemoryBudget.Sheddable {
+    @Override
+    public long heldBytes() {
+      return closed || failure != null ? 0L : fileWriter.heldBytes();
+    }
+
+    @Override
+    public void shed() {
+      if (closed || failure != null) {
+        return;
+      }
+      try {
+        fileWriter.flushRowGroup();
+      } catch (Throwable t) {
+        failure = Failures.ordinary(t, "closing a row group of " + file.location() + " early");
+      }
+    }
+  }
+
   private void release() {
+    if (member != null) {
+      budget.leave(member);
+      this.member = null;
+    }
     try {
       if (fileWriter != null) {
         fileWriter.close();

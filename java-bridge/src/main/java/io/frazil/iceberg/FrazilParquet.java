@@ -40,6 +40,7 @@ public final class FrazilParquet {
     private MetricsConfig metricsConfig = MetricsConfig.getDefault();
     private boolean overwrite = false;
     private int batchRows = DEFAULT_BATCH_ROWS;
+    private MemoryBudget budget = null;
 
     private WriteBuilder(OutputFile file) {
       this.file = Preconditions.checkNotNull(file, "Output file is required");
@@ -86,19 +87,45 @@ public final class FrazilParquet {
       return this;
     }
 
+    /** Tests: a budget other than the process's. */
+    WriteBuilder memoryBudget(MemoryBudget newBudget) {
+      this.budget = newBudget;
+      return this;
+    }
+
     /** An appender of Flink rows. */
     public FrazilParquetAppender buildRowData() {
       Preconditions.checkArgument(schema != null, "Schema is required");
       RowType rowType = flinkType != null ? flinkType : FlinkSchemaUtil.convert(schema);
       return new FrazilParquetAppender(
-          file, schema, rowType, Maps.newHashMap(properties), metricsConfig, overwrite, batchRows);
+          file,
+          schema,
+          rowType,
+          Maps.newHashMap(properties),
+          metricsConfig,
+          overwrite,
+          batchRows,
+          budget());
     }
 
     /** An appender of Arrow batches laid out as {@code IcebergArrowSchema.convert(schema)}. */
     public FrazilArrowAppender buildArrow() {
       Preconditions.checkArgument(schema != null, "Schema is required");
       return new FrazilArrowAppender(
-          file, schema, Maps.newHashMap(properties), metricsConfig, overwrite);
+          file, schema, Maps.newHashMap(properties), metricsConfig, overwrite, budget());
+    }
+
+    /** The budget this file's memory counts against; null when the table or process opts out. */
+    private MemoryBudget budget() {
+      if (budget != null) {
+        return budget;
+      }
+      String enabled = properties.get(MemoryBudget.TABLE_PROPERTY);
+      if (enabled != null && !Boolean.parseBoolean(enabled.trim())) {
+        return null;
+      }
+      MemoryBudget process = MemoryBudget.process();
+      return process.limitBytes() > 0 ? process : null;
     }
   }
 }

@@ -52,8 +52,23 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
    */
   static final int BATCHES_IN_FLIGHT = 2;
 
+  /**
+   * Room a new batch starts with; it grows as rows arrive, up to {@code batchRows}. A file that
+   * gets few rows (one of many open partitions) then holds little.
+   */
+  static final int INITIAL_BATCH_ROWS = 256;
+
+  /** Null when the table or the process keeps this file out of the memory budget. */
+  private final MemoryBudget budget;
+
   private BufferAllocator allocator;
-  // A ring of BATCHES_IN_FLIGHT + 1 batches, created as first needed; `batch` is being filled.
+  private MemoryBudget.Member member;
+
+  /** This file's Arrow bytes when the budget was last checked: growth triggers the next check. */
+  private long arrowChecked = 0L;
+
+  // A ring of BATCHES_IN_FLIGHT + 1 batches, created as first needed (again after the budget
+  // shed them); `batch` is being filled, null when no batch exists.
   private RowDataArrowWriter[] batches;
   private int current = 0;
   private RowDataArrowWriter batch;
@@ -73,7 +88,8 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       Map<String, String> properties,
       MetricsConfig metricsConfig,
       boolean overwrite,
-      int batchRows) {
+      int batchRows,
+      MemoryBudget budget) {
     this.file = file;
     this.schema = schema;
     this.flinkType = flinkType;
@@ -81,6 +97,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     this.metricsConfig = metricsConfig;
     this.overwrite = overwrite;
     this.batchRows = batchRows;
+    this.budget = budget;
   }
 
   @Override
@@ -90,13 +107,19 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       throw Failures.refused("add a row", file.location(), failure);
     }
     try {
-      if (batch == null) {
+      if (fileWriter == null) {
         open();
+      } else if (batch == null) {
+        newRing();
       }
       batch.write(row);
       rowCount += 1;
       if (batch.rowCount() >= batchRows) {
         flushBatch();
+        checkBudget();
+      } else if (member != null
+          && (allocator.getAllocatedMemory() != arrowChecked || member.shedRequested())) {
+        checkBudget();
       }
     } catch (Throwable t) {
       // The batch may hold part of this row: the file can no longer be finished correctly. Errors
@@ -121,7 +144,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     if (fileWriter == null) {
       return 0L;
     }
-    return fileWriter.estimatedLength() + batch.bufferedBytes();
+    return fileWriter.estimatedLength() + (batch == null ? 0L : batch.bufferedBytes());
   }
 
   @Override
@@ -157,7 +180,7 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
       return;
     }
     try {
-      if (batch.rowCount() > 0) {
+      if (batch != null && batch.rowCount() > 0) {
         flushBatch();
       }
       NativeFileSummary summary = fileWriter.finish();
@@ -177,13 +200,82 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     ArrowMemory.checkAccess();
     this.allocator = ArrowMemory.newWriterAllocator("frazil:" + file.location());
     try {
-      this.batches = new RowDataArrowWriter[BATCHES_IN_FLIGHT + 1];
-      this.batch = batches[0] = new RowDataArrowWriter(schema, flinkType, allocator);
+      newRing();
       this.fileWriter = new NativeFileWriter(file, schema, properties, overwrite, allocator);
+      if (budget != null) {
+        this.member = budget.join(new BudgetedFile());
+      }
     } catch (Throwable t) {
       // What failed is what the caller must see; a leak found while releasing is attached to it.
       Failures.cleanUpAfter(t, this::release);
       throw t;
+    }
+  }
+
+  private void newRing() {
+    this.batches = new RowDataArrowWriter[BATCHES_IN_FLIGHT + 1];
+    this.current = 0;
+    this.batch = batches[0] = newBatch();
+  }
+
+  private RowDataArrowWriter newBatch() {
+    return new RowDataArrowWriter(
+        schema, flinkType, allocator, Math.min(INITIAL_BATCH_ROWS, batchRows));
+  }
+
+  /** After this file's memory grew: lets the budget shed files (maybe this one) if needed. */
+  private void checkBudget() {
+    if (member == null) {
+      return;
+    }
+    budget.check(member);
+    this.arrowChecked = allocator == null ? 0L : allocator.getAllocatedMemory();
+    if (failure != null) {
+      // Shedding this file failed (the failure was recorded by the budget's call).
+      throw Failures.rethrow(failure);
+    }
+  }
+
+  /** This file's place in the memory budget; the budget calls it on this file's thread only. */
+  private final class BudgetedFile implements MemoryBudget.Sheddable {
+    @Override
+    public long heldBytes() {
+      if (closed || failure != null || fileWriter == null) {
+        return 0L;
+      }
+      return allocator.getAllocatedMemory() + fileWriter.heldBytes();
+    }
+
+    @Override
+    public void shed() {
+      if (closed || failure != null || fileWriter == null) {
+        return;
+      }
+      try {
+        if (batch != null && batch.rowCount() > 0) {
+          batch.finishBatch();
+          fileWriter.write(batch.root(), allocator, BATCHES_IN_FLIGHT, batch.bufferedBytes());
+        }
+        // Waits for and releases every batch in flight: the whole ring is free afterwards.
+        fileWriter.flushRowGroup();
+        closeRing();
+      } catch (Throwable t) {
+        failure = Failures.ordinary(t, "closing a row group of " + file.location() + " early");
+      }
+    }
+  }
+
+  private void closeRing() {
+    RowDataArrowWriter[] ring = batches;
+    this.batches = null;
+    this.batch = null;
+    this.current = 0;
+    if (ring != null) {
+      for (RowDataArrowWriter writer : ring) {
+        if (writer != null) {
+          writer.close();
+        }
+      }
     }
   }
 
@@ -193,26 +285,24 @@ public final class FrazilParquetAppender implements FileAppender<RowData> {
     // Native code has released every batch but the last BATCHES_IN_FLIGHT: refill the oldest.
     this.current = (current + 1) % batches.length;
     if (batches[current] == null) {
-      batches[current] = new RowDataArrowWriter(schema, flinkType, allocator);
+      batches[current] = newBatch();
     }
     this.batch = batches[current];
     batch.reset();
   }
 
   private void release() {
+    if (member != null) {
+      budget.leave(member);
+      this.member = null;
+    }
     try {
       if (fileWriter != null) {
         fileWriter.close();
       }
     } finally {
       try {
-        if (batches != null) {
-          for (RowDataArrowWriter ring : batches) {
-            if (ring != null) {
-              ring.close();
-            }
-          }
-        }
+        closeRing();
       } finally {
         if (allocator != null) {
           allocator.close();

@@ -110,6 +110,22 @@ final class NativeFileWriter implements AutoCloseable {
     drainToStream();
   }
 
+  /**
+   * Closes the open row group early and copies its bytes to the stream (see {@link
+   * NativeParquetWriter#flushRowGroup}); every batch written before is free afterwards.
+   */
+  void flushRowGroup() {
+    nativeWriter.flushRowGroup();
+    this.inFlightBytes = 0L;
+    drainToStream();
+    this.estimatedLength = nativeWriter.estimatedLength();
+  }
+
+  /** Bytes of native memory the file holds now. */
+  long heldBytes() {
+    return nativeWriter.heldBytes();
+  }
+
   /** Bytes the file would have if closed now (exact after {@link #finish()}). */
   long estimatedLength() {
     return estimatedLength + inFlightBytes;

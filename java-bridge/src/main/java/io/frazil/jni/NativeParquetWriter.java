@@ -64,6 +64,24 @@ public final class NativeParquetWriter implements AutoCloseable {
     return estimatedLength(ensureOpen("estimate the length"));
   }
 
+  /**
+   * Closes the open row group now, before it reaches its size (a memory budget's way to shed a
+   * file's buffers), after waiting for the batches in flight: all of the caller's batches are free
+   * afterwards, and the row group's bytes are pending output. Returns the bytes the file still
+   * holds.
+   */
+  public long flushRowGroup() {
+    return flushRowGroup(ensureOpen("flush a row group"));
+  }
+
+  /**
+   * Bytes of native memory this file holds now: its first rows (copied before the encoder is set
+   * up), its open row group and its pending output.
+   */
+  public long heldBytes() {
+    return heldBytes(ensureOpen("measure held memory"));
+  }
+
   /** Copies pending encoded bytes into {@code dst}; returns the count, 0 when none is pending. */
   public int drain(byte[] dst) {
     return drain(ensureOpen("drain output"), dst);
@@ -147,6 +165,10 @@ public final class NativeParquetWriter implements AutoCloseable {
   static native long write(long handle, long arrayAddr, int keep);
 
   static native long estimatedLength(long handle);
+
+  static native long flushRowGroup(long handle);
+
+  static native long heldBytes(long handle);
 
   static native int drain(long handle, byte[] dst);
 

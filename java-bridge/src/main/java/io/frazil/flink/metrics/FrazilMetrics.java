@@ -1,6 +1,7 @@
 package io.frazil.flink.metrics;
 
 import io.frazil.iceberg.ArrowMemory;
+import io.frazil.iceberg.MemoryBudget;
 import io.frazil.jni.NativeLoader;
 import io.frazil.jni.NativeParquetWriter;
 import java.util.Map;
@@ -63,6 +64,12 @@ public final class FrazilMetrics {
    * buffers hold (both are shared by all tasks of the process).
    */
   public static final String NATIVE_MEMORY_BYTES = "nativeMemoryBytes";
+
+  /** Per TaskManager only: the memory budget those bytes are held to (0: no budget). */
+  public static final String MEMORY_BUDGET_BYTES = "memoryBudgetBytes";
+
+  /** Per TaskManager only: row groups closed early to stay within the memory budget. */
+  public static final String EARLY_ROW_GROUP_FLUSHES = "earlyRowGroupFlushes";
 
   private static final Logger LOG = LoggerFactory.getLogger(FrazilMetrics.class);
 
@@ -229,6 +236,8 @@ public final class FrazilMetrics {
       group.gauge(STOCK_DATA_FILES, gauge(STOCK_FILES));
       group.gauge(STOCK_ROWS, gauge(STOCK_ROW_COUNT));
       group.gauge(NATIVE_MEMORY_BYTES, (Gauge<Long>) FrazilMetrics::nativeMemoryBytes);
+      group.gauge(MEMORY_BUDGET_BYTES, (Gauge<Long>) MemoryBudget.process()::limitBytes);
+      group.gauge(EARLY_ROW_GROUP_FLUSHES, (Gauge<Long>) MemoryBudget.process()::earlyFlushes);
       for (String reason : STOCK_BY_REASON.keySet()) {
         registerReason(taskManager, reasons, reason);
       }
