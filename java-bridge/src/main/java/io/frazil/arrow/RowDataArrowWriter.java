@@ -27,6 +27,11 @@ import org.apache.iceberg.types.Types;
  * lists and maps {@code $data$} and {@code entries} whatever the schema said, so the per-vector
  * {@code getField()} of a list or map does not carry the {@code element}/{@code key_value} names.
  *
+ * <p>The writer tree is built by {@code FieldWriterFactory}; its nodes are {@code FieldWriter}s
+ * (fixed-width ones extend {@code FixedWidthWriter}, variable-width ones {@code
+ * VariableWidthWriter}), grouped by family in {@code ScalarWriters}, {@code DateTimeWriters},
+ * {@code DecimalWriter}, {@code StringAndBinaryWriters} and {@code NestedWriters}.
+ *
  * <p>Not thread-safe.
  */
 public final class RowDataArrowWriter implements AutoCloseable {
