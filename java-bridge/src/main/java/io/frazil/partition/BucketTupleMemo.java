@@ -13,7 +13,6 @@ import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.iceberg.PartitionField;
@@ -100,21 +99,6 @@ public final class BucketTupleMemo {
   public static final int MAX_TUPLES = 1024;
 
   private static final Pattern BUCKET = Pattern.compile("bucket\\[(\\d+)\\]");
-
-  // How a field's value is read and hashed.
-  private static final int BYTE_AS_INT = 0;
-  private static final int SHORT_AS_INT = 1;
-  private static final int INT = 2;
-  private static final int LONG = 3;
-  private static final int TIME_MILLIS = 4;
-  private static final int TIMESTAMP_MICROS_TRUNCATED = 5; // TIMESTAMP -> timestamp(tz)
-  private static final int TIMESTAMP_MICROS_FLOORED = 6; // TIMESTAMP_LTZ -> timestamp(tz)
-  private static final int TIMESTAMP_NANOS_EXACT = 7; // TIMESTAMP -> timestamp(tz)_ns
-  private static final int TIMESTAMP_NANOS_WRAPPING = 8; // TIMESTAMP_LTZ -> timestamp(tz)_ns
-  private static final int STRING = 9;
-  private static final int BYTES = 10;
-  private static final int UUID = 11;
-  private static final int DECIMAL = 12;
 
   private final Schema schema;
   private final PartitionSpec spec;
@@ -299,7 +283,7 @@ public final class BucketTupleMemo {
   private static final class FieldReader {
     final int numBuckets;
     final int radix;
-    final int kind;
+    final BucketSourceKind kind;
     final int position; // in the innermost struct
     final int[] parentPositions; // outermost first
     final int[] parentArity;
@@ -310,7 +294,7 @@ public final class BucketTupleMemo {
 
     private FieldReader(
         int numBuckets,
-        int kind,
+        BucketSourceKind kind,
         int position,
         int[] parentPositions,
         int[] parentArity,
@@ -409,7 +393,7 @@ public final class BucketTupleMemo {
       }
       int position = struct.fields().indexOf(source);
       LogicalType logical = rowType.getTypeAt(position);
-      int kind = kind(icebergType, logical, sourceName);
+      BucketSourceKind kind = BucketSourceKind.of(icebergType, logical, sourceName);
       int precision = 0;
       int scale = 0;
       if (logical instanceof DecimalType) {
@@ -471,80 +455,6 @@ public final class BucketTupleMemo {
         }
       }
       return nullSafe;
-    }
-
-    private static int kind(Type icebergType, LogicalType logical, String sourceName) {
-      LogicalTypeRoot root = logical.getTypeRoot();
-      switch (icebergType.typeId()) {
-        case INTEGER:
-        case DATE:
-          switch (root) {
-            case TINYINT:
-              return BYTE_AS_INT;
-            case SMALLINT:
-              return SHORT_AS_INT;
-            case INTEGER:
-            case DATE:
-              return INT;
-            default:
-              break;
-          }
-          break;
-        case LONG:
-          if (root == LogicalTypeRoot.BIGINT) {
-            return LONG;
-          }
-          break;
-        case TIME:
-          if (root == LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE) {
-            return TIME_MILLIS;
-          }
-          break;
-        case TIMESTAMP:
-          if (root == LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE) {
-            return TIMESTAMP_MICROS_TRUNCATED;
-          } else if (root == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE) {
-            return TIMESTAMP_MICROS_FLOORED;
-          }
-          break;
-        case TIMESTAMP_NANO:
-          if (root == LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE) {
-            return TIMESTAMP_NANOS_EXACT;
-          } else if (root == LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE) {
-            return TIMESTAMP_NANOS_WRAPPING;
-          }
-          break;
-        case STRING:
-          if (root == LogicalTypeRoot.CHAR || root == LogicalTypeRoot.VARCHAR) {
-            return STRING;
-          }
-          break;
-        case UUID:
-          if (root == LogicalTypeRoot.BINARY || root == LogicalTypeRoot.VARBINARY) {
-            return UUID;
-          }
-          break;
-        case FIXED:
-        case BINARY:
-          if (root == LogicalTypeRoot.BINARY || root == LogicalTypeRoot.VARBINARY) {
-            return BYTES;
-          }
-          break;
-        case DECIMAL:
-          if (root == LogicalTypeRoot.DECIMAL) {
-            return DECIMAL;
-          }
-          break;
-        default:
-          break;
-      }
-      throw new IllegalArgumentException(
-          "Cannot read Iceberg "
-              + icebergType
-              + " source field '"
-              + sourceName
-              + "' from Flink type "
-              + logical);
     }
 
     /** The slot of this field for {@code row}: the bucket number, or N for a null value. */

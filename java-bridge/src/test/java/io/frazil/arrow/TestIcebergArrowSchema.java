@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 public class TestIcebergArrowSchema {
 
   @Test
-  public void testPrimitiveTypes() {
+  public void primitiveTypesMapToTheirArrowTypesWithFieldIds() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "b", Types.BooleanType.get()),
@@ -76,7 +76,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testNamesAreSanitisedLikeIcebergParquet() {
+  public void namesAreSanitisedLikeIcebergParquet() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(1, "a-b", Types.IntegerType.get()),
@@ -103,7 +103,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testStruct() {
+  public void structsKeepTheirChildrenNullabilityAndFieldIds() {
     Schema schema =
         new Schema(
             Types.NestedField.required(
@@ -129,7 +129,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testList() {
+  public void listsHaveAnElementChildWithItsFieldId() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -152,7 +152,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testMap() {
+  public void mapsHaveKeyValueEntriesWithoutAFieldId() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -193,7 +193,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testUnknownFieldsAreOmitted() {
+  public void unknownFieldsAreOmitted() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -214,7 +214,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testUnknownListElementIsRejected() {
+  public void anUnknownListElementIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -229,7 +229,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testUnknownMapValueIsRejected() {
+  public void anUnknownMapValueIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -244,7 +244,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testVariantIsUnsupported() {
+  public void aVariantIsUnsupported() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -262,7 +262,7 @@ public class TestIcebergArrowSchema {
   }
 
   @Test
-  public void testGeospatialTypesAreUnsupported() {
+  public void geospatialTypesAreUnsupported() {
     Schema geometry = new Schema(Types.NestedField.optional(1, "geom", Types.GeometryType.crs84()));
     Schema geography =
         new Schema(

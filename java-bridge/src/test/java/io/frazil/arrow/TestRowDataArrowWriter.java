@@ -92,7 +92,7 @@ public class TestRowDataArrowWriter {
 
   @ParameterizedTest
   @EnumSource(RowFormat.class)
-  public void testPrimitiveTypes(RowFormat format) {
+  public void everyPrimitiveTypeIsCopiedIntoItsArrowVector(RowFormat format) {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -236,7 +236,7 @@ public class TestRowDataArrowWriter {
 
   @ParameterizedTest
   @EnumSource(RowFormat.class)
-  public void testDecimals(RowFormat format) {
+  public void decimalsOfEveryPrecisionKeepTheirUnscaledValue(RowFormat format) {
     int[][] types = {{1, 0}, {9, 2}, {10, 3}, {18, 4}, {19, 5}, {38, 10}};
     BigDecimal[][] values = {
       {
@@ -292,7 +292,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testStringDataRepresentations() throws Exception {
+  public void everyStringDataRepresentationIsCopiedAsTheSameUtf8Bytes() throws Exception {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -344,7 +344,7 @@ public class TestRowDataArrowWriter {
 
   @ParameterizedTest
   @EnumSource(RowFormat.class)
-  public void testNarrowerFlinkTypes(RowFormat format) {
+  public void narrowerFlinkTypesAreWidenedToTheIcebergType(RowFormat format) {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "i_tiny", Types.IntegerType.get()),
@@ -417,7 +417,7 @@ public class TestRowDataArrowWriter {
 
   @ParameterizedTest
   @EnumSource(RowFormat.class)
-  public void testNestedStruct(RowFormat format) {
+  public void nestedStructsAndTheirNullsAreWritten(RowFormat format) {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -497,7 +497,7 @@ public class TestRowDataArrowWriter {
 
   @ParameterizedTest
   @EnumSource(RowFormat.class)
-  public void testLists(RowFormat format) {
+  public void listsOfValuesStringsAndStructsAreWritten(RowFormat format) {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -568,7 +568,7 @@ public class TestRowDataArrowWriter {
 
   @ParameterizedTest
   @EnumSource(RowFormat.class)
-  public void testMaps(RowFormat format) {
+  public void mapsAreWrittenAsKeyValueEntries(RowFormat format) {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -625,7 +625,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testNullInRequiredTopLevelField() {
+  public void aNullInARequiredTopLevelFieldIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -639,7 +639,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testNullInRequiredStructField() {
+  public void aNullInARequiredStructFieldIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -655,7 +655,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testNullInRequiredListElement() {
+  public void aNullInARequiredListElementIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -669,7 +669,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testNullMapKey() {
+  public void aNullMapKeyIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -685,7 +685,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testNullInRequiredMapValue() {
+  public void aNullInARequiredMapValueIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(
@@ -701,7 +701,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testRowObjectReuse() {
+  public void aReusedRowObjectIsCopiedNotReferenced() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -744,7 +744,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testResetKeepsBuffersAndStartsANewBatch() {
+  public void resetKeepsBuffersAndStartsANewBatch() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -809,7 +809,7 @@ public class TestRowDataArrowWriter {
    * back through Arrow's own getters.
    */
   @Test
-  public void testDirectWritesGrowBuffersAcrossBatches() {
+  public void directWritesGrowBuffersAcrossBatches() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(1, "s", Types.StringType.get()),
@@ -882,7 +882,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testUnknownColumnsAreSkipped() {
+  public void unknownColumnsAreSkipped() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.IntegerType.get()),
@@ -917,7 +917,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testBufferedBytes() {
+  public void bufferedBytesGrowsWithEveryValueAndNeverDrops() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -965,7 +965,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testRootSchemaMatchesConvertedSchema() {
+  public void theRootSchemaIsTheConvertedSchema() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "a-b", Types.IntegerType.get()),
@@ -987,7 +987,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testFixedLengthMismatch() {
+  public void aFixedValueOfTheWrongLengthIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.optional(1, "fx", Types.FixedType.ofLength(3)),
@@ -1011,7 +1011,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testDecimalScaleMismatch() {
+  public void aDecimalOfAnotherScaleIsRejected() {
     Schema schema = new Schema(Types.NestedField.optional(1, "d", Types.DecimalType.of(10, 2)));
     RowType flinkType = FlinkSchemaUtil.convert(schema);
 
@@ -1024,7 +1024,7 @@ public class TestRowDataArrowWriter {
   }
 
   @Test
-  public void testIncompatibleFlinkType() {
+  public void anIncompatibleFlinkTypeIsRejected() {
     Schema schema =
         new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),

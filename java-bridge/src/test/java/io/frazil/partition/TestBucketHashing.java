@@ -73,7 +73,7 @@ public class TestBucketHashing {
   // The spec's vectors, raw hash functions
 
   @Test
-  public void testSpecVectorsRaw() {
+  public void theHashFunctionsGiveTheSpecTestVectors() {
     assertThat(Murmur3.hashLong(34)).isEqualTo(INT_34);
     assertThat(Murmur3.hashLong(34L)).isEqualTo(INT_34);
     assertThat(Murmur3.hashUnscaledLong(1420)).isEqualTo(DECIMAL_14_20);
@@ -102,7 +102,7 @@ public class TestBucketHashing {
   // The spec's vectors, through Flink rows (GenericRowData and BinaryRowData)
 
   @Test
-  public void testSpecVectorsThroughRows() {
+  public void rowsOfEveryFlinkTypeHashToTheSpecTestVectors() {
     assertRowHash(Types.IntegerType.get(), new IntType(), 34, INT_34);
     assertRowHash(Types.IntegerType.get(), new TinyIntType(), (byte) 34, INT_34);
     assertRowHash(Types.IntegerType.get(), new SmallIntType(), (short) 34, INT_34);
@@ -192,7 +192,7 @@ public class TestBucketHashing {
   // Random values against Iceberg's bucket transform and Guava's murmur3_32_fixed
 
   @Test
-  public void testRandomValuesAgainstIcebergTransforms() {
+  public void randomValuesBucketLikeIcebergsTransforms() {
     Random random = new Random(20251129L);
     int[] bucketCounts = {1, 2, 3, 7, 16, 31, 1000, 16384, Integer.MAX_VALUE};
     for (int n = 0; n < 20_000; n++) {
@@ -248,7 +248,7 @@ public class TestBucketHashing {
   }
 
   @Test
-  public void testUnscaledLongEdges() {
+  public void anUnscaledLongHashesLikeItsMinimalBigEndianBytes() {
     long[] values = {
       0,
       1,
@@ -284,7 +284,7 @@ public class TestBucketHashing {
   }
 
   @Test
-  public void testBytesAndSegmentsAgainstGuava() {
+  public void bytesAndMemorySegmentsHashLikeGuava() {
     Random random = new Random(7L);
     for (int n = 0; n < 5_000; n++) {
       byte[] bytes = new byte[random.nextInt(70)];
@@ -322,7 +322,7 @@ public class TestBucketHashing {
   }
 
   @Test
-  public void testUtf8AgainstGuavaAndJdk() {
+  public void stringsHashAsTheirUtf8BytesLikeGuava() {
     Random random = new Random(11L);
     for (int n = 0; n < 20_000; n++) {
       String string = randomString(random);
@@ -340,7 +340,7 @@ public class TestBucketHashing {
   }
 
   @Test
-  public void testWellFormedUtf8AgainstJdkDecoder() {
+  public void utf8WellFormednessAgreesWithTheJdkDecoder() {
     Random random = new Random(13L);
     int wellFormed = 0;
     for (int n = 0; n < 50_000; n++) {

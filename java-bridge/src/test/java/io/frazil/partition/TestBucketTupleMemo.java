@@ -114,14 +114,14 @@ public class TestBucketTupleMemo {
   // Equivalence with stock Iceberg
 
   @Test
-  public void testRowTypeIsWhatFlinkSinkUses() {
+  public void theTestRowTypeIsWhatFlinkSinkUses() {
     assertThat(ROW_TYPE.getTypeAt(6).asSummaryString()).isEqualTo("TIMESTAMP(9)");
     assertThat(ROW_TYPE.getTypeAt(7).asSummaryString()).isEqualTo("TIMESTAMP_LTZ(9)");
     assertThat(ROW_TYPE.getTypeAt(12).asSummaryString()).isEqualTo("BINARY(16)");
   }
 
   @Test
-  public void testEveryBucketableTypeAlone() {
+  public void everyBucketableTypeAloneBucketsLikeStock() {
     for (String column : BUCKETABLE) {
       PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket(column, 13).build();
       assertEquivalent(SCHEMA, ROW_TYPE, spec, rows(SEED + column.hashCode(), ROWS));
@@ -129,7 +129,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testSingleLongBucket() {
+  public void aSingleLongBucketHasOneSlotPerBucketAndANullSlot() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("l", 4).build();
     BucketTupleMemo memo = assertEquivalent(SCHEMA, ROW_TYPE, spec, rows(SEED, ROWS));
     assertThat(memo.size()).isEqualTo(5);
@@ -142,7 +142,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testThreeFieldSpec() {
+  public void aThreeFieldSpecNumbersItsTuplesInMixedRadix() {
     PartitionSpec spec =
         PartitionSpec.builderFor(SCHEMA).bucket("s", 3).bucket("dec9", 7).bucket("d", 5).build();
     BucketTupleMemo memo = assertEquivalent(SCHEMA, ROW_TYPE, spec, rows(SEED + 1, ROWS));
@@ -157,7 +157,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testExactly1024Tuples() {
+  public void exactly1024TuplesAreEligible() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("i", 31).bucket("s", 31).build();
     assertThat(BucketTupleMemo.isEligible(spec)).isTrue();
     BucketTupleMemo memo = assertEquivalent(SCHEMA, ROW_TYPE, spec, rows(SEED + 2, ROWS));
@@ -165,7 +165,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testAllTimestampsAndDecimalsTogether() {
+  public void allTimestampsAndDecimalsTogetherBucketLikeStock() {
     PartitionSpec spec =
         PartitionSpec.builderFor(SCHEMA)
             .bucket("ts", 2)
@@ -180,7 +180,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testBinaryTypesAndTimeTogether() {
+  public void binaryTypesAndTimeTogetherBucketLikeStock() {
     PartitionSpec spec =
         PartitionSpec.builderFor(SCHEMA)
             .bucket("u", 3)
@@ -193,7 +193,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testNestedStructSources() {
+  public void sourcesNestedInStructsBucketLikeStock() {
     PartitionSpec spec =
         PartitionSpec.builderFor(SCHEMA)
             .bucket("st.inner_l", 8)
@@ -205,13 +205,13 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testRequiredSourceColumn() {
+  public void aRequiredSourceColumnBucketsLikeStock() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("req_l", 10).build();
     assertEquivalent(SCHEMA, ROW_TYPE, spec, rows(SEED + 6, ROWS));
   }
 
   @Test
-  public void testPartitionFieldNamesThatNeedEscaping() {
+  public void partitionFieldNamesAreEscapedInPathsLikeStock() {
     PartitionSpec spec =
         PartitionSpec.builderFor(SCHEMA)
             .bucket("s", 5, "s bucket/é=%")
@@ -222,7 +222,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testTinyIntAndSmallIntColumns() {
+  public void tinyIntAndSmallIntColumnsBucketLikeStock() {
     // As FlinkSink's toFlinkRowType: Iceberg int columns written from TINYINT / SMALLINT.
     Schema schema =
         new Schema(
@@ -254,7 +254,7 @@ public class TestBucketTupleMemo {
    * reproduces both.
    */
   @Test
-  public void testNullParentStructsLikeIcebergAccessors() {
+  public void nullParentStructsGiveNullOrThrowLikeIcebergAccessors() {
     Schema schema =
         new Schema(
             required(
@@ -331,7 +331,7 @@ public class TestBucketTupleMemo {
    * the generator really produced them.
    */
   @Test
-  public void testFixtureCoversRepresentations() {
+  public void theFixtureCoversEveryRowAndStringRepresentation() {
     List<RowData> rows = rows(SEED, 2_000);
     long binaryRows = rows.stream().filter(r -> !(r instanceof GenericRowData)).count();
     assertThat(binaryRows).isGreaterThan(300);
@@ -348,7 +348,7 @@ public class TestBucketTupleMemo {
   // Eligibility
 
   @Test
-  public void testTupleSpaceLimit() {
+  public void theTupleSpaceLimitDecidesEligibility() {
     PartitionSpec tooMany =
         PartitionSpec.builderFor(SCHEMA).bucket("i", 32).bucket("s", 31).build();
     assertThat(BucketTupleMemo.isEligible(tooMany)).isFalse(); // 33 x 32 = 1056
@@ -375,7 +375,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testOtherTransformsAreNotEligible() {
+  public void otherTransformsAreNotEligible() {
     List<PartitionSpec> specs =
         List.of(
             PartitionSpec.unpartitioned(),
@@ -398,7 +398,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testUnbucketableSourcesAreRejectedByName() {
+  public void unbucketableSourcesAreRejectedByName() {
     // A spec built against long columns, applied to a schema where those ids are boolean, float,
     // double (Iceberg's builder itself refuses bucket[N] on those types).
     Schema longs =
@@ -422,7 +422,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testMismatchedFlinkTypeIsRejected() {
+  public void aMismatchedFlinkTypeIsRejected() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("l", 4).build();
     LogicalType[] types = ROW_TYPE.getChildren().toArray(new LogicalType[0]);
     types[1] = new VarCharType(10);
@@ -439,7 +439,7 @@ public class TestBucketTupleMemo {
   // Serialization, allocation, cache
 
   @Test
-  public void testSelectorSurvivesJavaSerialization() throws Exception {
+  public void theSelectorSurvivesJavaSerialization() throws Exception {
     PartitionSpec eligible =
         PartitionSpec.builderFor(SCHEMA).bucket("s", 7).bucket("st.inner_l", 9).build();
     PartitionSpec ineligible =
@@ -463,7 +463,7 @@ public class TestBucketTupleMemo {
   }
 
   @Test
-  public void testOrdinalDoesNotAllocateOnGenericRows() {
+  public void ordinalDoesNotAllocateOnGenericRows() {
     // Every compact representation: strings as Java Strings and as well-formed UTF-8 bytes.
     PartitionSpec spec =
         PartitionSpec.builderFor(SCHEMA)

@@ -1,0 +1,84 @@
+package io.frazil.arrow;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVectorHelper;
+
+/** A writer of a variable-width vector; its data size is read from the offsets. */
+abstract class VariableWidthWriter<V extends BaseVariableWidthVector> extends FieldWriter {
+  final V vector;
+  private ArrowBuf validity = null;
+  private ArrowBuf offsets = null;
+  private ArrowBuf data = null;
+  private int capacity = 0;
+
+  VariableWidthWriter(V vector, String path, boolean nullable) {
+    super(path, nullable);
+    this.vector = vector;
+  }
+
+  /**
+   * Appends {@code length} bytes of {@code source} as the value at {@code index}: {@code
+   * setSafe(index, bytes, start, length)} without its per-value capacity computations. Offsets of
+   * skipped (null) slots before {@code index} are filled first, as Arrow's own {@code fillHoles}
+   * would.
+   */
+  final void putBytes(int index, byte[] source, int start, int length) {
+    if (index >= capacity
+        || validity != vector.getValidityBuffer()
+        || offsets != vector.getOffsetBuffer()
+        || data != vector.getDataBuffer()) {
+      while (index >= vector.getValueCapacity()) {
+        vector.reAlloc();
+      }
+      validity = vector.getValidityBuffer();
+      offsets = vector.getOffsetBuffer();
+      data = vector.getDataBuffer();
+      capacity = vector.getValueCapacity();
+    }
+    int lastSet = vector.getLastSet();
+    if (lastSet < index - 1) {
+      int end = offsets.getInt((long) (lastSet + 1) * Integer.BYTES);
+      for (int hole = lastSet + 1; hole < index; hole += 1) {
+        offsets.setInt((long) (hole + 1) * Integer.BYTES, end);
+      }
+    }
+    int begin = offsets.getInt((long) index * Integer.BYTES);
+    long end = (long) begin + length;
+    if (end > Integer.MAX_VALUE) {
+      throw new InvalidValueException(
+          String.format("Field '%s' holds more than 2 GiB in one batch", path()));
+    }
+    if (end > data.capacity()) {
+      while (vector.getDataBuffer().capacity() < end) {
+        vector.reallocDataBuffer();
+      }
+      data = vector.getDataBuffer();
+    }
+    data.setBytes(begin, source, start, length);
+    offsets.setInt((long) (index + 1) * Integer.BYTES, (int) end);
+    BitVectorHelper.setBit(validity, index);
+    vector.setLastSet(index);
+  }
+
+  @Override
+  final void setNull(int index) {
+    vector.setNull(index);
+  }
+
+  @Override
+  final long bufferedBytes(int valueCount) {
+    if (valueCount == 0) {
+      return 0;
+    }
+
+    // Nulls leave the trailing offsets unset until setValueCount, so the data size is read at
+    // the last value set rather than at valueCount.
+    int lastSet = vector.getLastSet();
+    long dataBytes =
+        lastSet < 0 ? 0 : vector.getOffsetBuffer().getInt((long) (lastSet + 1) * Integer.BYTES);
+    return BitVectorHelper.getValidityBufferSizeFromCount(valueCount)
+        + (long) (valueCount + 1) * Integer.BYTES
+        + dataBytes;
+  }
+}
