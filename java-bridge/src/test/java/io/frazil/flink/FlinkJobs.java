@@ -90,14 +90,20 @@ final class FlinkJobs {
 
   /**
    * The MiniCluster every Flink test class runs on: one TaskManager (so a job that killed it would
-   * leave the next one waiting for slots) with four slots.
+   * leave the next one waiting for slots) with four slots. Classes that run Frazil jobs register it
+   * through {@link FrazilMiniCluster}.
    */
   static MiniClusterExtension miniCluster() {
+    return miniCluster(new org.apache.flink.configuration.Configuration());
+  }
+
+  /** The same MiniCluster with {@code extra} added to its configuration. */
+  static MiniClusterExtension miniCluster(org.apache.flink.configuration.Configuration extra) {
     // Bounded restarts: with checkpointing on, Flink's default restarts a failing job forever, so
     // a job that cannot succeed (a class that fails to initialize, say) would hang the test
     // instead of failing it.
     org.apache.flink.configuration.Configuration conf =
-        new org.apache.flink.configuration.Configuration();
+        new org.apache.flink.configuration.Configuration(extra);
     conf.setString("restart-strategy.type", "fixed-delay");
     conf.setString("restart-strategy.fixed-delay.attempts", "3");
     conf.setString("restart-strategy.fixed-delay.delay", "200 ms");

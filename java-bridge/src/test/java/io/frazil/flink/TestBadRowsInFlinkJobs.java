@@ -25,7 +25,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -41,8 +40,6 @@ import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
 import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
 import org.apache.iceberg.relocated.com.google.common.collect.Lists;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,7 +54,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 public class TestBadRowsInFlinkJobs {
   /** One TaskManager: if a bad row killed it, the next job could not run. */
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
   private static final long JOB_TIMEOUT_SECONDS = 180;
 
@@ -101,16 +99,6 @@ public class TestBadRowsInFlinkJobs {
     }
 
     abstract RowData row(long id);
-  }
-
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
   }
 
   static Stream<Arguments> cases() {

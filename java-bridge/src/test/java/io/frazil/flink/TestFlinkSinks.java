@@ -10,14 +10,11 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.relocated.com.google.common.collect.Lists;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,19 +26,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the input, with every data file written by Frazil and every delete file by Iceberg.
  */
 public class TestFlinkSinks {
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
   @TempDir private File warehouse;
-
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
-  }
 
   static Stream<Arguments> cases() {
     List<Arguments> cases = Lists.newArrayList();

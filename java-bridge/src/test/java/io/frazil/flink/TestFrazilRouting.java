@@ -19,7 +19,6 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DistributionMode;
@@ -36,8 +35,6 @@ import org.apache.iceberg.flink.sink.TaskWriterFactory;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.relocated.com.google.common.collect.Maps;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,21 +47,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * FlinkSink jobs.
  */
 public class TestFrazilRouting {
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER =
+      FrazilMiniCluster.installedBy(() -> assertThat(FrazilFlink.install()).isTrue());
 
   private static final long TARGET_FILE_SIZE = 128L * 1024 * 1024;
 
   @TempDir private File warehouse;
-
-  @BeforeAll
-  public static void install() {
-    assertThat(FrazilFlink.install()).isTrue();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
-  }
 
   /** bucket(id, 4) and bucket(id, 3) × bucket(data, 5) (data has nulls: the null slot). */
   private PartitionSpec spec(String shape) {

@@ -21,32 +21,26 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Rolling, off switches, fallback and failover with Frazil in the Flink sinks. */
 public class TestSinkBehaviour {
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
   @TempDir private File warehouse;
 
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
+  /** Before the extension's leak check. */
   @AfterEach
   public void after() {
     FrazilFlink.setProcessEnabled(true);
-    FlinkJobs.assertNothingLeaked();
   }
 
   private List<String> writers(Table table) throws Exception {
