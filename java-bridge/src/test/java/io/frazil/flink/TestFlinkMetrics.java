@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.metrics.FrazilMetrics;
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -69,7 +70,7 @@ public class TestFlinkMetrics {
   public void nativeFilesRowsBytesAndEncodeTimeEqualTheCommittedTable(
       @InjectClusterRESTAddress URI rest) throws Exception {
     Table table =
-        FlinkJobs.createTable(warehouse, "native", FlinkJobs.Partitioning.IDENTITY, 2, Map.of());
+        FlinkJobs.createTable(warehouse, "native", JobTables.Partitioning.IDENTITY, 2, Map.of());
     JobClient job = startJob("native");
     try {
       Table committed = awaitCommitted(table);
@@ -119,7 +120,7 @@ public class TestFlinkMetrics {
         FlinkJobs.createTable(
             warehouse,
             "stock",
-            FlinkJobs.Partitioning.UNPARTITIONED,
+            JobTables.Partitioning.UNPARTITIONED,
             2,
             Map.of(FrazilFlink.TABLE_PROPERTY, "false"));
     long processBefore = FrazilMetrics.stockDataFiles("tableDisabled");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.routing.FrazilRouting;
 import io.frazil.flink.routing.FrazilTaskWriterFactory;
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -343,14 +344,14 @@ public class TestFrazilRouting {
     long writersBefore = FrazilTaskWriterFactory.memoizedWriters();
     long keysBefore =
         org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting.memoizedKeySelectors();
-    FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, rows, upsert);
+    FlinkJobs.write(warehouse, name, JobTables.Sink.DYNAMIC_SINK, rows, upsert);
     if (upsert) {
       // Update every other id: the equality deletes and deletion vectors must land per partition.
       List<RowData> updates = new ArrayList<>();
       for (long id = 0; id < 4000; id += 2) {
         updates.add(FlinkJobs.row(id, "b-" + id));
       }
-      FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, updates, true);
+      FlinkJobs.write(warehouse, name, JobTables.Sink.DYNAMIC_SINK, updates, true);
       rows = new ArrayList<>(rows);
       for (RowData update : updates) {
         rows.set((int) update.getLong(0), update);
@@ -411,7 +412,7 @@ public class TestFrazilRouting {
     String name = "dynamic_evolution";
     Table table = table(name, "bucket4", 2, Map.of());
     List<RowData> first = FlinkJobs.rows(0, 2000, "a");
-    FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, first, false);
+    FlinkJobs.write(warehouse, name, JobTables.Sink.DYNAMIC_SINK, first, false);
 
     PartitionSpec wider = PartitionSpec.builderFor(FlinkJobs.SCHEMA).bucket("id", 8).build();
     List<RowData> second = FlinkJobs.rows(2000, 2000, "b");
@@ -420,8 +421,7 @@ public class TestFrazilRouting {
     DataStream<RowData> input =
         env.fromData(second, InternalTypeInfo.of(FlinkJobs.ROW_TYPE)).setParallelism(1);
     org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink.forInput(input)
-        .generator(
-            new FlinkJobs.Generator(TableIdentifier.of(FlinkJobs.DATABASE, name), wider, false))
+        .generator(FlinkJobs.generator(TableIdentifier.of(FlinkJobs.DATABASE, name), wider, false))
         .catalogLoader(FlinkJobs.catalogLoader(warehouse))
         .writeParallelism(2)
         .immediateTableUpdate(true)
