@@ -45,6 +45,16 @@ final class Arms {
     Written write(File file) throws IOException;
   }
 
+  /** Adds every row (or batch) to the appender and closes it: one complete Iceberg data file. */
+  private static <T> Written writeAll(FileAppender<T> appender, List<T> items) throws IOException {
+    try (FileAppender<T> closing = appender) {
+      for (T item : items) {
+        closing.add(item);
+      }
+    }
+    return new Written(appender.metrics(), appender.length());
+  }
+
   /** Iceberg's own writer: {@code Parquet.write} + {@code FlinkParquetWriters}. */
   static Arm stock(
       Schema schema,
@@ -73,12 +83,7 @@ final class Arms {
                 .metricsConfig(config)
                 .overwrite()
                 .build();
-        try (FileAppender<RowData> closing = appender) {
-          for (RowData row : rows) {
-            closing.add(row);
-          }
-        }
-        return new Written(appender.metrics(), appender.length());
+        return writeAll(appender, rows);
       }
     };
   }
@@ -111,12 +116,7 @@ final class Arms {
                 .metricsConfig(config)
                 .overwrite()
                 .buildRowData();
-        try (FileAppender<RowData> closing = appender) {
-          for (RowData row : rows) {
-            closing.add(row);
-          }
-        }
-        return new Written(appender.metrics(), appender.length());
+        return writeAll(appender, rows);
       }
     };
   }
@@ -147,12 +147,7 @@ final class Arms {
                 .metricsConfig(config)
                 .overwrite()
                 .buildArrow();
-        try (FileAppender<VectorSchemaRoot> closing = appender) {
-          for (VectorSchemaRoot batch : batches) {
-            closing.add(batch);
-          }
-        }
-        return new Written(appender.metrics(), appender.length());
+        return writeAll(appender, batches);
       }
     };
   }

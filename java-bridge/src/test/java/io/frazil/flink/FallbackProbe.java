@@ -1,5 +1,6 @@
 package io.frazil.flink;
 
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
@@ -23,7 +24,7 @@ public final class FallbackProbe {
     File warehouse = new File(args[0]);
     FileSystem.initialize(new Configuration(), null);
     Table table =
-        FlinkJobs.createTable(warehouse, "fallback", FlinkJobs.Partitioning.BUCKET, 2, Map.of());
+        FlinkJobs.createTable(warehouse, "fallback", JobTables.Partitioning.BUCKET, 2, Map.of());
     // Optional "chained": parallelism 1 and object reuse, so no record is ever serialized (Flink's
     // Kryo copy of Iceberg's write results needs java.nio opened just as Arrow does).
     boolean chained = args.length > 1 && "chained".equals(args[1]);

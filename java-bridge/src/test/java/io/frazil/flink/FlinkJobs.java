@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.frazil.flink.routing.FrazilRouting;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.JobTables;
+import io.frazil.testkit.JobTables.Partitioning;
+import io.frazil.testkit.JobTables.Sink;
 import java.io.File;
 import java.io.IOException;
 import java.util.List;
@@ -24,7 +27,6 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.Collector;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.DataFile;
@@ -36,7 +38,6 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -46,13 +47,9 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
 import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
 import org.apache.iceberg.relocated.com.google.common.collect.Lists;
-import org.apache.iceberg.relocated.com.google.common.collect.Maps;
 import org.apache.iceberg.relocated.com.google.common.collect.Sets;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -70,34 +67,27 @@ final class FlinkJobs {
           Set.of(1));
 
   static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
-  static final String CATALOG = "frazil";
-  static final String DATABASE = "db";
-
-  enum Sink {
-    FLINK_SINK,
-    ICEBERG_SINK,
-    DYNAMIC_SINK,
-    SQL
-  }
-
-  enum Partitioning {
-    UNPARTITIONED,
-    IDENTITY,
-    BUCKET
-  }
+  static final String CATALOG = JobTables.CATALOG;
+  static final String DATABASE = JobTables.DATABASE;
 
   private FlinkJobs() {}
 
   /**
    * The MiniCluster every Flink test class runs on: one TaskManager (so a job that killed it would
-   * leave the next one waiting for slots) with four slots.
+   * leave the next one waiting for slots) with four slots. Classes that run Frazil jobs register it
+   * through {@link FrazilMiniCluster}.
    */
   static MiniClusterExtension miniCluster() {
+    return miniCluster(new org.apache.flink.configuration.Configuration());
+  }
+
+  /** The same MiniCluster with {@code extra} added to its configuration. */
+  static MiniClusterExtension miniCluster(org.apache.flink.configuration.Configuration extra) {
     // Bounded restarts: with checkpointing on, Flink's default restarts a failing job forever, so
     // a job that cannot succeed (a class that fails to initialize, say) would hang the test
     // instead of failing it.
     org.apache.flink.configuration.Configuration conf =
-        new org.apache.flink.configuration.Configuration();
+        new org.apache.flink.configuration.Configuration(extra);
     conf.setString("restart-strategy.type", "fixed-delay");
     conf.setString("restart-strategy.fixed-delay.attempts", "3");
     conf.setString("restart-strategy.fixed-delay.delay", "200 ms");
@@ -126,19 +116,11 @@ final class FlinkJobs {
   }
 
   static PartitionSpec spec(Partitioning partitioning) {
-    switch (partitioning) {
-      case IDENTITY:
-        return PartitionSpec.builderFor(SCHEMA).identity("category").build();
-      case BUCKET:
-        return PartitionSpec.builderFor(SCHEMA).bucket("id", 4).build();
-      default:
-        return PartitionSpec.unpartitioned();
-    }
+    return JobTables.spec(SCHEMA, partitioning);
   }
 
   static CatalogLoader catalogLoader(File warehouse) {
-    return CatalogLoader.hadoop(
-        CATALOG, new Configuration(), ImmutableMap.of("warehouse", warehouse.getAbsolutePath()));
+    return JobTables.catalogLoader(warehouse);
   }
 
   static TableLoader tableLoader(File warehouse, String table) {
@@ -146,7 +128,7 @@ final class FlinkJobs {
   }
 
   static HadoopCatalog catalog(File warehouse) {
-    return new HadoopCatalog(new Configuration(), warehouse.getAbsolutePath());
+    return JobTables.catalog(warehouse);
   }
 
   static Table createTable(
@@ -155,11 +137,7 @@ final class FlinkJobs {
       Partitioning partitioning,
       int formatVersion,
       Map<String, String> props) {
-    Map<String, String> properties = Maps.newHashMap(props);
-    properties.put(TableProperties.FORMAT_VERSION, String.valueOf(formatVersion));
-    properties.putIfAbsent(TableProperties.PARQUET_COMPRESSION, "zstd");
-    return catalog(warehouse)
-        .createTable(TableIdentifier.of(DATABASE, name), SCHEMA, spec(partitioning), properties);
+    return JobTables.createTable(warehouse, name, SCHEMA, partitioning, formatVersion, props);
   }
 
   static RowData row(long id, String data) {
@@ -196,11 +174,7 @@ final class FlinkJobs {
     StreamExecutionEnvironment env = env();
     TypeInformation<RowData> typeInfo = InternalTypeInfo.of(ROW_TYPE);
     TableIdentifier identifier = TableIdentifier.of(DATABASE, table);
-    CatalogLoader catalogLoader =
-        CatalogLoader.hadoop(
-            CATALOG,
-            new Configuration(),
-            ImmutableMap.of("warehouse", warehouse.getAbsolutePath()));
+    CatalogLoader catalogLoader = catalogLoader(warehouse);
     List<String> equalityColumns = upsert ? List.of("id") : List.of();
     switch (sink) {
       case FLINK_SINK:
@@ -233,7 +207,7 @@ final class FlinkJobs {
           Table loaded = catalog(warehouse).loadTable(identifier);
           DataStream<RowData> input = env.fromData(rows, typeInfo);
           DynamicIcebergSink.forInput(input)
-              .generator(new Generator(identifier, loaded.spec(), upsert))
+              .generator(generator(identifier, loaded.spec(), upsert))
               .catalogLoader(catalogLoader)
               .writeParallelism(2)
               .append();
@@ -258,12 +232,7 @@ final class FlinkJobs {
       boolean attach)
       throws Exception {
     StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
-    tableEnv.executeSql(
-        "CREATE CATALOG "
-            + CATALOG
-            + " WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='"
-            + warehouse.getAbsolutePath()
-            + "')");
+    tableEnv.executeSql(JobTables.createCatalogSql(warehouse));
     DataStream<RowData> input = env.fromData(rows, InternalTypeInfo.of(ROW_TYPE));
     tableEnv.createTemporaryView(
         "src",
@@ -306,31 +275,13 @@ final class FlinkJobs {
         row.isNullAt(3) ? null : row.getDouble(3));
   }
 
-  /** The Dynamic Iceberg Sink's record generator: every row to one table. */
-  static final class Generator implements DynamicRecordGenerator<RowData> {
-    // TableIdentifier is not serializable: keep its string form.
-    private final String identifier;
-    private final PartitionSpec spec;
-    private final boolean upsert;
-
-    Generator(TableIdentifier identifier, PartitionSpec spec, boolean upsert) {
-      this.identifier = identifier.toString();
-      this.spec = spec;
-      this.upsert = upsert;
-    }
-
-    @Override
-    public void generate(RowData row, Collector<DynamicRecord> out) {
-      DynamicRecord record =
-          new DynamicRecord(TableIdentifier.parse(identifier), "main", SCHEMA, row, spec);
-      if (upsert) {
-        record.setUpsertMode(true);
-        record.setEqualityFields(Set.of("id"));
-        // Hash distribution: partitioned tables route by partition key (id is the bucket source).
-        record.setDistributionMode(DistributionMode.HASH);
-      }
-      out.collect(record);
-    }
+  /**
+   * The Dynamic Iceberg Sink's record generator: every row to one table; upserts hash-distributed
+   * (partitioned tables route by partition key, and id is the bucket source).
+   */
+  static JobTables.Generator generator(
+      TableIdentifier identifier, PartitionSpec spec, boolean upsert) {
+    return new JobTables.Generator(identifier, SCHEMA, spec, upsert, DistributionMode.HASH);
   }
 
   static List<Record> read(Table table) throws IOException {

@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.testkit.ExceptionGraph;
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +26,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -41,8 +41,6 @@ import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
 import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
 import org.apache.iceberg.relocated.com.google.common.collect.Lists;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,7 +55,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 public class TestBadRowsInFlinkJobs {
   /** One TaskManager: if a bad row killed it, the next job could not run. */
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
   private static final long JOB_TIMEOUT_SECONDS = 180;
 
@@ -103,19 +102,9 @@ public class TestBadRowsInFlinkJobs {
     abstract RowData row(long id);
   }
 
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
-  }
-
   static Stream<Arguments> cases() {
     List<Arguments> cases = Lists.newArrayList();
-    for (FlinkJobs.Sink sink : FlinkJobs.Sink.values()) {
+    for (JobTables.Sink sink : JobTables.Sink.values()) {
       for (BadRow bad : BadRow.values()) {
         cases.add(Arguments.of(sink, bad));
       }
@@ -125,7 +114,7 @@ public class TestBadRowsInFlinkJobs {
 
   @ParameterizedTest(name = "{0}, {1}")
   @MethodSource("cases")
-  public void aBadRowFailsTheJobAndTheTaskManagerLivesOn(FlinkJobs.Sink sink, BadRow bad)
+  public void aBadRowFailsTheJobAndTheTaskManagerLivesOn(JobTables.Sink sink, BadRow bad)
       throws Exception {
     String name = (sink + "_" + bad).toLowerCase(Locale.ROOT);
     Table failed = createTable(name + "_bad");
@@ -136,7 +125,7 @@ public class TestBadRowsInFlinkJobs {
     assertThat(failure).as("the job with a bad row fails").isNotNull();
     ExceptionGraph.assertAcyclic(failure);
     Throwable root = ExceptionGraph.rootCause(failure);
-    if (sink == FlinkJobs.Sink.SQL && bad == BadRow.NULL_IN_REQUIRED_COLUMN) {
+    if (sink == JobTables.Sink.SQL && bad == BadRow.NULL_IN_REQUIRED_COLUMN) {
       // The planner puts its own NOT NULL check before every sink of a NOT NULL column (even when
       // the source declares the column NOT NULL), so no writer, stock or Frazil, sees this row.
       assertThat(root).hasMessageContaining("Column 'id' is NOT NULL");
@@ -202,7 +191,7 @@ public class TestBadRowsInFlinkJobs {
    * No restarts and no periodic checkpoints: a bounded job commits only at its end, so a failed job
    * commits nothing. Every wait is bounded.
    */
-  private Throwable run(FlinkJobs.Sink sink, String tableName, long count, Rows rows)
+  private Throwable run(JobTables.Sink sink, String tableName, long count, Rows rows)
       throws Exception {
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");

@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.metrics.FrazilMetrics;
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -21,7 +22,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -29,7 +29,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.test.junit5.InjectClusterRESTAddress;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -38,8 +37,6 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
 import org.apache.iceberg.relocated.com.google.common.collect.Maps;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,13 +51,8 @@ public class TestFlinkMetrics {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setConfiguration(restConfiguration())
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(4)
-              .build());
+  static final FrazilMiniCluster MINI_CLUSTER =
+      FrazilMiniCluster.installedLikeACluster(restConfiguration());
 
   private final HttpClient http = HttpClient.newHttpClient();
 
@@ -74,21 +66,11 @@ public class TestFlinkMetrics {
     return conf;
   }
 
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
-  }
-
   @Test
   public void nativeFilesRowsBytesAndEncodeTimeEqualTheCommittedTable(
       @InjectClusterRESTAddress URI rest) throws Exception {
     Table table =
-        FlinkJobs.createTable(warehouse, "native", FlinkJobs.Partitioning.IDENTITY, 2, Map.of());
+        FlinkJobs.createTable(warehouse, "native", JobTables.Partitioning.IDENTITY, 2, Map.of());
     JobClient job = startJob("native");
     try {
       Table committed = awaitCommitted(table);
@@ -138,7 +120,7 @@ public class TestFlinkMetrics {
         FlinkJobs.createTable(
             warehouse,
             "stock",
-            FlinkJobs.Partitioning.UNPARTITIONED,
+            JobTables.Partitioning.UNPARTITIONED,
             2,
             Map.of(FrazilFlink.TABLE_PROPERTY, "false"));
     long processBefore = FrazilMetrics.stockDataFiles("tableDisabled");

@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.routing.FrazilTaskWriterFactory;
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.List;
 import java.util.Locale;
@@ -10,14 +11,11 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.relocated.com.google.common.collect.Lists;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,28 +27,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the input, with every data file written by Frazil and every delete file by Iceberg.
  */
 public class TestFlinkSinks {
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
   @TempDir private File warehouse;
 
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
-  }
-
   static Stream<Arguments> cases() {
     List<Arguments> cases = Lists.newArrayList();
-    for (FlinkJobs.Sink sink : FlinkJobs.Sink.values()) {
+    for (JobTables.Sink sink : JobTables.Sink.values()) {
       for (int version : new int[] {2, 3}) {
-        for (FlinkJobs.Partitioning partitioning : FlinkJobs.Partitioning.values()) {
+        for (JobTables.Partitioning partitioning : JobTables.Partitioning.values()) {
           cases.add(Arguments.of(sink, partitioning, version, false));
           // Upsert needs every partition source column among the equality fields (id here).
-          if (partitioning != FlinkJobs.Partitioning.IDENTITY) {
+          if (partitioning != JobTables.Partitioning.IDENTITY) {
             cases.add(Arguments.of(sink, partitioning, version, true));
           }
         }
@@ -62,7 +51,7 @@ public class TestFlinkSinks {
   @ParameterizedTest(name = "{0} {1} v{2} upsert={3}")
   @MethodSource("cases")
   public void committedTableEqualsInputAndDataFilesAreFrazils(
-      FlinkJobs.Sink sink, FlinkJobs.Partitioning partitioning, int version, boolean upsert)
+      JobTables.Sink sink, JobTables.Partitioning partitioning, int version, boolean upsert)
       throws Exception {
     String name =
         (sink + "_" + partitioning + "_v" + version + (upsert ? "_upsert" : ""))
@@ -102,7 +91,7 @@ public class TestFlinkSinks {
         .isGreaterThanOrEqualTo(files.dataFiles.size());
     // FlinkJobs runs DataStream jobs through FrazilRouting: bucket-only tables route by memo
     // there (SQL plans its sink inside the planner, out of reach).
-    boolean memoized = sink != FlinkJobs.Sink.SQL && partitioning == FlinkJobs.Partitioning.BUCKET;
+    boolean memoized = sink != JobTables.Sink.SQL && partitioning == JobTables.Partitioning.BUCKET;
     assertThat(FrazilTaskWriterFactory.memoizedWriters() > memoizedBefore)
         .as("task writers created with the partition-key memoizer")
         .isEqualTo(memoized);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.routing.FrazilRouting;
 import io.frazil.flink.routing.FrazilTaskWriterFactory;
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,6 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DistributionMode;
@@ -36,8 +36,6 @@ import org.apache.iceberg.flink.sink.TaskWriterFactory;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.relocated.com.google.common.collect.Maps;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,21 +48,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * FlinkSink jobs.
  */
 public class TestFrazilRouting {
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER =
+      FrazilMiniCluster.installedBy(() -> assertThat(FrazilFlink.install()).isTrue());
 
   private static final long TARGET_FILE_SIZE = 128L * 1024 * 1024;
 
   @TempDir private File warehouse;
-
-  @BeforeAll
-  public static void install() {
-    assertThat(FrazilFlink.install()).isTrue();
-  }
-
-  @AfterEach
-  public void after() {
-    FlinkJobs.assertNothingLeaked();
-  }
 
   /** bucket(id, 4) and bucket(id, 3) × bucket(data, 5) (data has nulls: the null slot). */
   private PartitionSpec spec(String shape) {
@@ -354,14 +344,14 @@ public class TestFrazilRouting {
     long writersBefore = FrazilTaskWriterFactory.memoizedWriters();
     long keysBefore =
         org.apache.iceberg.flink.sink.dynamic.FrazilDynamicRouting.memoizedKeySelectors();
-    FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, rows, upsert);
+    FlinkJobs.write(warehouse, name, JobTables.Sink.DYNAMIC_SINK, rows, upsert);
     if (upsert) {
       // Update every other id: the equality deletes and deletion vectors must land per partition.
       List<RowData> updates = new ArrayList<>();
       for (long id = 0; id < 4000; id += 2) {
         updates.add(FlinkJobs.row(id, "b-" + id));
       }
-      FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, updates, true);
+      FlinkJobs.write(warehouse, name, JobTables.Sink.DYNAMIC_SINK, updates, true);
       rows = new ArrayList<>(rows);
       for (RowData update : updates) {
         rows.set((int) update.getLong(0), update);
@@ -422,7 +412,7 @@ public class TestFrazilRouting {
     String name = "dynamic_evolution";
     Table table = table(name, "bucket4", 2, Map.of());
     List<RowData> first = FlinkJobs.rows(0, 2000, "a");
-    FlinkJobs.write(warehouse, name, FlinkJobs.Sink.DYNAMIC_SINK, first, false);
+    FlinkJobs.write(warehouse, name, JobTables.Sink.DYNAMIC_SINK, first, false);
 
     PartitionSpec wider = PartitionSpec.builderFor(FlinkJobs.SCHEMA).bucket("id", 8).build();
     List<RowData> second = FlinkJobs.rows(2000, 2000, "b");
@@ -431,8 +421,7 @@ public class TestFrazilRouting {
     DataStream<RowData> input =
         env.fromData(second, InternalTypeInfo.of(FlinkJobs.ROW_TYPE)).setParallelism(1);
     org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink.forInput(input)
-        .generator(
-            new FlinkJobs.Generator(TableIdentifier.of(FlinkJobs.DATABASE, name), wider, false))
+        .generator(FlinkJobs.generator(TableIdentifier.of(FlinkJobs.DATABASE, name), wider, false))
         .catalogLoader(FlinkJobs.catalogLoader(warehouse))
         .writeParallelism(2)
         .immediateTableUpdate(true)

@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -21,32 +22,26 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Rolling, off switches, fallback and failover with Frazil in the Flink sinks. */
 public class TestSinkBehaviour {
-  @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = FlinkJobs.miniCluster();
+  @RegisterExtension
+  static final FrazilMiniCluster MINI_CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
   @TempDir private File warehouse;
 
-  @BeforeAll
-  public static void install() {
-    FlinkJobs.installLikeAClusterDoes();
-  }
-
+  /** Before the extension's leak check. */
   @AfterEach
   public void after() {
     FrazilFlink.setProcessEnabled(true);
-    FlinkJobs.assertNothingLeaked();
   }
 
   private List<String> writers(Table table) throws Exception {
@@ -75,12 +70,12 @@ public class TestSinkBehaviour {
     Map<String, String> tiny = Map.of(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, "4");
     Table frazil =
         FlinkJobs.createTable(
-            warehouse, "roll_frazil", FlinkJobs.Partitioning.UNPARTITIONED, 2, tiny);
+            warehouse, "roll_frazil", JobTables.Partitioning.UNPARTITIONED, 2, tiny);
     Table stock =
         FlinkJobs.createTable(
             warehouse,
             "roll_stock",
-            FlinkJobs.Partitioning.UNPARTITIONED,
+            JobTables.Partitioning.UNPARTITIONED,
             2,
             Map.of(
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, "4",
@@ -107,7 +102,7 @@ public class TestSinkBehaviour {
   @Test
   public void processSwitchTurnsFrazilOff() throws Exception {
     Table table =
-        FlinkJobs.createTable(warehouse, "off", FlinkJobs.Partitioning.BUCKET, 3, Map.of());
+        FlinkJobs.createTable(warehouse, "off", JobTables.Partitioning.BUCKET, 3, Map.of());
     FrazilFlink.setProcessEnabled(false);
     writeWithFlinkSink("off", FlinkJobs.rows(0, 1000, "a"), 2);
     assertThat(writers(table)).isNotEmpty().allMatch(w -> w.startsWith("parquet-mr"));
@@ -117,7 +112,7 @@ public class TestSinkBehaviour {
   @Test
   public void failuresBetweenAndDuringCheckpointsLoseAndDuplicateNothing() throws Exception {
     Table table =
-        FlinkJobs.createTable(warehouse, "failover", FlinkJobs.Partitioning.BUCKET, 2, Map.of());
+        FlinkJobs.createTable(warehouse, "failover", JobTables.Partitioning.BUCKET, 2, Map.of());
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "fixed-delay");
     conf.setString("restart-strategy.fixed-delay.attempts", "5");

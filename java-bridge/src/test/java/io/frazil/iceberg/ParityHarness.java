@@ -18,16 +18,21 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 
-/** Writes the same rows with stock Iceberg and with Frazil, and reads files back. */
-final class ParityHarness {
+/**
+ * Writes the same rows with stock Iceberg and with Frazil, and reads files back: the file-level
+ * parity harness of java-bridge's tests and of the validation tool's file-level group (which gets
+ * it from this module's test jar: it needs Frazil's appender, so it cannot live in testkit, which
+ * java-bridge's tests depend on).
+ */
+public final class ParityHarness {
   private ParityHarness() {}
 
   /** What one writer produced. */
-  static final class Written {
-    final File file;
-    final Metrics metrics;
-    final List<Long> splitOffsets;
-    final long length;
+  public static final class Written {
+    public final File file;
+    public final Metrics metrics;
+    public final List<Long> splitOffsets;
+    public final long length;
 
     Written(File file, Metrics metrics, List<Long> splitOffsets, long length) {
       this.file = file;
@@ -37,20 +42,20 @@ final class ParityHarness {
     }
   }
 
-  static Written writeStock(
+  public static Written writeStock(
       File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
       throws IOException {
     return finish(
         file, StockParquet.appender(Files.localOutput(file), schema, props, config), rows);
   }
 
-  static Written writeFrazil(
+  public static Written writeFrazil(
       File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
       throws IOException {
     return writeFrazil(file, schema, rows, props, config, 1000);
   }
 
-  static Written writeFrazil(
+  public static Written writeFrazil(
       File file,
       Schema schema,
       List<RowData> rows,
@@ -79,11 +84,11 @@ final class ParityHarness {
     return new Written(file, appender.metrics(), appender.splitOffsets(), appender.length());
   }
 
-  static List<Record> read(File file, Schema schema) throws IOException {
+  public static List<Record> read(File file, Schema schema) throws IOException {
     return StockParquet.read(Files.localInput(file), schema);
   }
 
-  static ParquetMetadata footer(File file) throws IOException {
+  public static ParquetMetadata footer(File file) throws IOException {
     try (ParquetFileReader reader =
         ParquetFileReader.open(
             HadoopInputFile.fromPath(new Path(file.getAbsolutePath()), new Configuration()))) {

@@ -3,6 +3,7 @@ package io.frazil.iceberg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.ParityCases;
 import io.frazil.testkit.ParitySchemas;
 import io.frazil.testkit.RowDataGenerator;
 import java.io.File;
@@ -16,7 +17,6 @@ import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
-import org.apache.iceberg.relocated.com.google.common.collect.Lists;
 import org.apache.iceberg.relocated.com.google.common.collect.Maps;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,9 +32,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 public class TestParquetParity {
   private static final Schema PRIMITIVES = ParitySchemas.PRIMITIVES;
-  private static final Schema REQUIRED = ParitySchemas.REQUIRED;
-  private static final Schema NESTED = ParitySchemas.NESTED;
-  private static final Schema V3_TYPES = ParitySchemas.V3_TYPES;
 
   private static final Map<String, String> ZSTD =
       ImmutableMap.of("write.parquet.compression-codec", "zstd");
@@ -47,119 +44,19 @@ public class TestParquetParity {
     assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
   }
 
+  /** The matrix the validation tool's file-level group runs too. */
   static Stream<Arguments> cases() {
-    List<Arguments> cases = Lists.newArrayList();
-    Map<String, MetricsConfig> configs =
-        ImmutableMap.<String, MetricsConfig>builder()
-            .put("default", MetricsConfig.getDefault())
-            .put("none", metrics("write.metadata.metrics.default", "none"))
-            .put("counts", metrics("write.metadata.metrics.default", "counts"))
-            .put("full", metrics("write.metadata.metrics.default", "full"))
-            .put("truncate(4)", metrics("write.metadata.metrics.default", "truncate(4)"))
-            .put(
-                "per-column",
-                MetricsConfig.fromProperties(
-                    ImmutableMap.of(
-                        "write.metadata.metrics.default", "counts",
-                        "write.metadata.metrics.column.s", "full",
-                        "write.metadata.metrics.column.bin", "truncate(2)",
-                        "write.metadata.metrics.column.l", "none",
-                        "write.metadata.metrics.column.st.b", "truncate(3)",
-                        "write.metadata.metrics.column.points.x", "full")))
-            .build();
-    Map<String, Schema> schemas =
-        ImmutableMap.of(
-            "primitives", PRIMITIVES, "required", REQUIRED, "nested", NESTED, "v3", V3_TYPES);
-    for (Map.Entry<String, Schema> schema : schemas.entrySet()) {
-      for (Map.Entry<String, MetricsConfig> config : configs.entrySet()) {
-        cases.add(
-            Arguments.of(
-                schema.getKey(),
-                schema.getValue(),
-                0.2,
-                3000,
-                ImmutableMap.of(),
-                config.getKey(),
-                config.getValue()));
-      }
-    }
-    // Several row groups, all-null columns, data page v2, other levels and codecs, stats off.
-    cases.add(
-        Arguments.of(
-            "primitives",
-            PRIMITIVES,
-            0.1,
-            20000,
-            ImmutableMap.of("write.parquet.row-group-size-bytes", "65536"),
-            "default",
-            MetricsConfig.getDefault()));
-    cases.add(
-        Arguments.of(
-            "nested",
-            NESTED,
-            0.1,
-            20000,
-            ImmutableMap.of("write.parquet.row-group-size-bytes", "65536"),
-            "full",
-            metrics("write.metadata.metrics.default", "full")));
-    cases.add(
-        Arguments.of(
-            "primitives",
-            PRIMITIVES,
-            1.0,
-            500,
-            ImmutableMap.of(),
-            "full",
-            metrics("write.metadata.metrics.default", "full")));
-    cases.add(
-        Arguments.of(
-            "primitives",
-            PRIMITIVES,
-            0.3,
-            3000,
-            ImmutableMap.of(
-                "write.parquet.page-version", "v2",
-                "write.parquet.compression-level", "9",
-                "write.parquet.stats-enabled.column.s", "false",
-                "write.parquet.stats-enabled.column.f", "false"),
-            "default",
-            MetricsConfig.getDefault()));
-    cases.add(
-        Arguments.of(
-            "nested",
-            NESTED,
-            0.3,
-            3000,
-            ImmutableMap.of("write.parquet.compression-codec", "gzip"),
-            "default",
-            MetricsConfig.getDefault()));
-    cases.add(
-        Arguments.of(
-            "primitives",
-            PRIMITIVES,
-            0.3,
-            3000,
-            ImmutableMap.of("write.parquet.compression-codec", "snappy"),
-            "default",
-            MetricsConfig.getDefault()));
-    // Per-column settings name the Iceberg column; Parquet knows "odd-name" as "odd_x2Dname"
-    // (found by TestRandomizedParity: Frazil used to miss such columns).
-    cases.add(
-        Arguments.of(
-            "primitives-odd-name-settings",
-            PRIMITIVES,
-            0.3,
-            1000,
-            ImmutableMap.of(
-                "write.parquet.stats-enabled.column.odd-name", "false",
-                "write.parquet.bloom-filter-enabled.column.odd-name", "true"),
-            "full",
-            metrics("write.metadata.metrics.default", "full")));
-    return cases.stream();
-  }
-
-  private static MetricsConfig metrics(String key, String value) {
-    return MetricsConfig.fromProperties(ImmutableMap.of(key, value));
+    return ParityCases.cases().stream()
+        .map(
+            c ->
+                Arguments.of(
+                    c.schemaName(),
+                    c.schema(),
+                    c.nullRate(),
+                    c.rows(),
+                    c.props(),
+                    c.metricsName(),
+                    c.metrics()));
   }
 
   @ParameterizedTest(name = "{0} nulls={2} rows={3} props={4} metrics={5}")

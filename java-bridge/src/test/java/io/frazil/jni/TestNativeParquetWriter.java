@@ -56,6 +56,17 @@ public class TestNativeParquetWriter {
     }
   }
 
+  /** A batch of {@link #SCHEMA} holding ids 0..count-1. */
+  private VectorSchemaRoot ids(int count) {
+    VectorSchemaRoot root = VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator);
+    BigIntVector ids = (BigIntVector) root.getVector(0);
+    for (int i = 0; i < count; i += 1) {
+      ids.setSafe(i, i);
+    }
+    root.setRowCount(count);
+    return root;
+  }
+
   @Test
   public void versionMatchesTheJar() {
     NativeLoader.load();
@@ -65,13 +76,7 @@ public class TestNativeParquetWriter {
   @Test
   public void writesAndFinishesAFile() {
     try (NativeParquetWriter writer = open(IcebergArrowSchema.convert(SCHEMA));
-        VectorSchemaRoot root =
-            VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator)) {
-      BigIntVector ids = (BigIntVector) root.getVector(0);
-      for (int i = 0; i < 100; i += 1) {
-        ids.setSafe(i, i);
-      }
-      root.setRowCount(100);
+        VectorSchemaRoot root = ids(100)) {
       assertThat(write(writer, root)).isPositive();
       NativeFileSummary summary = writer.finish();
       assertThat(summary.recordCount()).isEqualTo(100);
@@ -91,13 +96,7 @@ public class TestNativeParquetWriter {
   public void allocatedBytesRiseWhileAWriterHoldsMemory() {
     NativeLoader.load();
     try (NativeParquetWriter writer = open(IcebergArrowSchema.convert(SCHEMA));
-        VectorSchemaRoot root =
-            VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator)) {
-      BigIntVector ids = (BigIntVector) root.getVector(0);
-      for (int i = 0; i < 100; i += 1) {
-        ids.setSafe(i, i);
-      }
-      root.setRowCount(100);
+        VectorSchemaRoot root = ids(100)) {
       write(writer, root);
       // The open writer holds its schema, column writers and buffered rows.
       assertThat(NativeParquetWriter.allocatedBytes()).isPositive();

@@ -1,11 +1,13 @@
 package io.frazil.validation;
 
 import io.frazil.iceberg.ArrowMemory;
-import io.frazil.iceberg.FrazilParquet;
+import io.frazil.iceberg.ParityHarness;
+import io.frazil.iceberg.ParityHarness.Written;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.ParityCases;
+import io.frazil.testkit.ParityCases.Case;
 import io.frazil.testkit.ParitySchemas;
 import io.frazil.testkit.RowDataGenerator;
-import io.frazil.testkit.StockParquet;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,158 +19,44 @@ import java.util.Set;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Metrics;
-import org.apache.iceberg.MetricsConfig;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.MessageType;
 
 /**
  * File level: the same generated rows written by stock Iceberg ({@code Parquet.write} with {@code
- * FlinkParquetWriters}) and by Frazil, over a type matrix × metrics modes × writer properties
- * (adapted from java-bridge's TestParquetParity and ParityHarness).
+ * FlinkParquetWriters}) and by Frazil, over a type matrix × metrics modes × writer properties: the
+ * cases of java-bridge's TestParquetParity ({@link ParityCases}), written by its {@link
+ * ParityHarness}, checked here into the report.
  */
 final class FileParity {
   static final String GROUP = "file-level";
 
-  static final Schema PRIMITIVES = ParitySchemas.PRIMITIVES;
-  static final Schema REQUIRED = ParitySchemas.REQUIRED;
-  static final Schema NESTED = ParitySchemas.NESTED;
-  static final Schema V3_TYPES = ParitySchemas.V3_TYPES;
-
-  /** One file-level case. */
-  record Case(
-      String schemaName,
-      Schema schema,
-      double nullRate,
-      int rows,
-      Map<String, String> props,
-      String metricsName,
-      MetricsConfig metrics) {
-    String name() {
-      String extra =
-          props.isEmpty()
-              ? ""
-              : " · "
-                  + props.entrySet().stream()
-                      .map(e -> e.getKey().replace("write.parquet.", "") + "=" + e.getValue())
-                      .sorted()
-                      .reduce((a, b) -> a + "," + b)
-                      .orElse("");
-      return String.format(
-          Locale.ROOT,
-          "%s · metrics=%s · nulls=%s · %d rows%s",
-          schemaName,
-          metricsName,
-          nullRate,
-          rows,
-          extra);
-    }
-  }
-
   private FileParity() {}
 
-  static MetricsConfig metrics(String mode) {
-    return MetricsConfig.fromProperties(Map.of("write.metadata.metrics.default", mode));
-  }
-
-  static Map<String, MetricsConfig> metricsModes() {
-    Map<String, MetricsConfig> configs = new LinkedHashMap<>();
-    configs.put("default", MetricsConfig.getDefault());
-    configs.put("none", metrics("none"));
-    configs.put("counts", metrics("counts"));
-    configs.put("full", metrics("full"));
-    configs.put("truncate(4)", metrics("truncate(4)"));
-    configs.put(
-        "per-column",
-        MetricsConfig.fromProperties(
-            Map.of(
-                "write.metadata.metrics.default", "counts",
-                "write.metadata.metrics.column.s", "full",
-                "write.metadata.metrics.column.bin", "truncate(2)",
-                "write.metadata.metrics.column.l", "none",
-                "write.metadata.metrics.column.st.b", "truncate(3)",
-                "write.metadata.metrics.column.points.x", "full")));
-    return configs;
-  }
-
+  /**
+   * The cases: java-bridge's TestParquetParity matrix ({@link ParityCases#cases()}), or in a smoke
+   * run two primitives cases.
+   */
   static List<Case> cases(boolean smoke) {
+    if (!smoke) {
+      return ParityCases.cases();
+    }
     List<Case> cases = new ArrayList<>();
-    if (smoke) {
-      for (String mode : new String[] {"default", "full"}) {
-        cases.add(
-            new Case(
-                "primitives", PRIMITIVES, 0.2, 2000, Map.of(), mode, metricsModes().get(mode)));
-      }
-      return cases;
+    for (String mode : new String[] {"default", "full"}) {
+      cases.add(
+          new Case(
+              "primitives",
+              ParitySchemas.PRIMITIVES,
+              0.2,
+              2000,
+              Map.of(),
+              mode,
+              ParityCases.metricsModes().get(mode)));
     }
-    Map<String, Schema> schemas = new LinkedHashMap<>();
-    schemas.put("primitives", PRIMITIVES);
-    schemas.put("required", REQUIRED);
-    schemas.put("nested", NESTED);
-    schemas.put("v3-types", V3_TYPES);
-    for (Map.Entry<String, Schema> schema : schemas.entrySet()) {
-      for (Map.Entry<String, MetricsConfig> config : metricsModes().entrySet()) {
-        cases.add(
-            new Case(
-                schema.getKey(),
-                schema.getValue(),
-                0.2,
-                3000,
-                Map.of(),
-                config.getKey(),
-                config.getValue()));
-      }
-    }
-    // Several row groups, all-null columns, data page v2, another level, stats off, snappy.
-    cases.add(
-        new Case(
-            "primitives",
-            PRIMITIVES,
-            0.1,
-            20000,
-            Map.of("write.parquet.row-group-size-bytes", "65536"),
-            "default",
-            MetricsConfig.getDefault()));
-    cases.add(
-        new Case(
-            "nested",
-            NESTED,
-            0.1,
-            20000,
-            Map.of("write.parquet.row-group-size-bytes", "65536"),
-            "full",
-            metrics("full")));
-    cases.add(new Case("primitives", PRIMITIVES, 1.0, 500, Map.of(), "full", metrics("full")));
-    cases.add(
-        new Case(
-            "primitives",
-            PRIMITIVES,
-            0.3,
-            3000,
-            Map.of(
-                "write.parquet.page-version", "v2",
-                "write.parquet.compression-level", "9",
-                "write.parquet.stats-enabled.column.s", "false",
-                "write.parquet.stats-enabled.column.f", "false"),
-            "default",
-            MetricsConfig.getDefault()));
-    cases.add(
-        new Case(
-            "primitives",
-            PRIMITIVES,
-            0.3,
-            3000,
-            Map.of("write.parquet.compression-codec", "snappy"),
-            "default",
-            MetricsConfig.getDefault()));
     return cases;
   }
-
-  /** What one writer produced. */
-  private record Written(File file, Metrics metrics, List<Long> splitOffsets, long length) {}
 
   static CaseResult run(Case c, File dir) {
     CaseResult result = new CaseResult(GROUP, c.name());
@@ -195,14 +83,16 @@ final class FileParity {
         throw new IOException("cannot create " + caseDir);
       }
       Written stock =
-          writeStock(new File(caseDir, "stock.parquet"), c.schema(), input, props, c.metrics());
+          ParityHarness.writeStock(
+              new File(caseDir, "stock.parquet"), c.schema(), input, props, c.metrics());
       Written frazil =
-          writeFrazil(new File(caseDir, "frazil.parquet"), c.schema(), input, props, c.metrics());
+          ParityHarness.writeFrazil(
+              new File(caseDir, "frazil.parquet"), c.schema(), input, props, c.metrics());
       resources(resources);
 
       stage = "read back";
-      List<Record> expected = read(stock.file(), c.schema());
-      List<Record> actual = read(frazil.file(), c.schema());
+      List<Record> expected = ParityHarness.read(stock.file, c.schema());
+      List<Record> actual = ParityHarness.read(frazil.file, c.schema());
       rows.set("input", input.size());
       rows.set("stock", expected.size());
       rows.set("frazil", actual.size());
@@ -219,8 +109,8 @@ final class FileParity {
       rows.note(String.format(Locale.ROOT, "%d = %d rows", expected.size(), actual.size()));
 
       stage = "footer";
-      ParquetMetadata stockFooter = ParquetChecks.footer(stock.file().getAbsolutePath());
-      ParquetMetadata frazilFooter = ParquetChecks.footer(frazil.file().getAbsolutePath());
+      ParquetMetadata stockFooter = ParquetChecks.footer(stock.file.getAbsolutePath());
+      ParquetMetadata frazilFooter = ParquetChecks.footer(frazil.file.getAbsolutePath());
       String codec = props.get("write.parquet.compression-codec").toUpperCase(Locale.ROOT);
       ParquetChecks.nativeFooterWitnesses(footer, frazilFooter, c.schema(), "frazil", codec);
       MessageType stockSchema = stockFooter.getFileMetaData().getSchema();
@@ -258,10 +148,10 @@ final class FileParity {
               frazilFooter.getBlocks().size()));
 
       stage = "metrics";
-      ParquetChecks.sameMetrics(metrics, stock.metrics(), frazil.metrics(), "stock vs Frazil");
-      Metrics imported = ParquetUtil.fileMetrics(Files.localInput(frazil.file()), c.metrics());
+      ParquetChecks.sameMetrics(metrics, stock.metrics, frazil.metrics, "stock vs Frazil");
+      Metrics imported = ParquetUtil.fileMetrics(Files.localInput(frazil.file), c.metrics());
       Set<Integer> floats = ParquetChecks.floatingPointIds(c.schema());
-      Metrics m = frazil.metrics();
+      Metrics m = frazil.metrics;
       ParquetChecks.agreesWithFooter(
           metrics,
           m.recordCount(),
@@ -274,14 +164,14 @@ final class FileParity {
           floats,
           "Frazil vs ParquetUtil.fileMetrics");
       metrics.equal(
-          ParquetChecks.rowGroupStarts(frazilFooter), frazil.splitOffsets(), "split offsets");
-      metrics.equal(frazil.file().length(), frazil.length(), "length() after close");
+          ParquetChecks.rowGroupStarts(frazilFooter), frazil.splitOffsets, "split offsets");
+      metrics.equal(frazil.file.length(), frazil.length, "length() after close");
       metrics.note(
           String.format(
               Locale.ROOT,
               "%d fields, %d split offsets",
               m.valueCounts() == null ? 0 : m.valueCounts().size(),
-              frazil.splitOffsets().size()));
+              frazil.splitOffsets.size()));
     } catch (Throwable t) {
       Check target =
           stage.equals("write") || stage.equals("read back")
@@ -301,40 +191,5 @@ final class FileParity {
     check.count("checks", 1);
     check.equal(0L, ArrowMemory.allocatedBytes(), "Arrow bytes left allocated");
     check.equal(0L, NativeParquetWriter.liveWriterCount(), "native writers left open");
-  }
-
-  private static Written writeStock(
-      File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
-      throws IOException {
-    return finish(
-        file, StockParquet.appender(Files.localOutput(file), schema, props, config), rows);
-  }
-
-  private static Written writeFrazil(
-      File file, Schema schema, List<RowData> rows, Map<String, String> props, MetricsConfig config)
-      throws IOException {
-    FileAppender<RowData> appender =
-        FrazilParquet.write(Files.localOutput(file))
-            .schema(schema)
-            .setAll(props)
-            .metricsConfig(config)
-            .overwrite()
-            .batchRows(1000)
-            .buildRowData();
-    return finish(file, appender, rows);
-  }
-
-  private static Written finish(File file, FileAppender<RowData> appender, List<RowData> rows)
-      throws IOException {
-    try (FileAppender<RowData> closing = appender) {
-      for (RowData row : rows) {
-        closing.add(row);
-      }
-    }
-    return new Written(file, appender.metrics(), appender.splitOffsets(), appender.length());
-  }
-
-  private static List<Record> read(File file, Schema schema) throws IOException {
-    return StockParquet.read(Files.localInput(file), schema);
   }
 }

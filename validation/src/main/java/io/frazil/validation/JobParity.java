@@ -1,6 +1,9 @@
 package io.frazil.validation;
 
 import io.frazil.flink.FrazilFlink;
+import io.frazil.testkit.JobTables;
+import io.frazil.testkit.JobTables.Partitioning;
+import io.frazil.testkit.JobTables.Sink;
 import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -21,8 +24,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.Collector;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
@@ -30,8 +31,6 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -43,42 +42,21 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecord;
-import org.apache.iceberg.flink.sink.dynamic.DynamicRecordGenerator;
-import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 
 /**
- * Flink jobs on the shared MiniCluster (adapted from java-bridge's FlinkJobs / TestFlinkSinks): for
- * each case, a stock table ({@code write.parquet.frazil.enabled=false}) and a Frazil table get the
- * same input through the same sink; then rows, footers, manifest metrics, delete files and native
- * resources are checked.
+ * Flink jobs on the shared MiniCluster (adapted from java-bridge's FlinkJobs / TestFlinkSinks; the
+ * tables, sinks and Dynamic Iceberg Sink generator are testkit's {@link JobTables}): for each case,
+ * a stock table ({@code write.parquet.frazil.enabled=false}) and a Frazil table get the same input
+ * through the same sink; then rows, footers, manifest metrics, delete files and native resources
+ * are checked.
  */
 final class JobParity {
   static final String GROUP = "flink-job";
-  static final String CATALOG = "frazil";
-  static final String DATABASE = "db";
-
-  enum Sink {
-    FLINK_SINK("FlinkSink"),
-    ICEBERG_SINK("IcebergSink"),
-    DYNAMIC_SINK("DynamicIcebergSink"),
-    SQL("SQL INSERT");
-
-    final String label;
-
-    Sink(String label) {
-      this.label = label;
-    }
-  }
-
-  enum Partitioning {
-    UNPARTITIONED,
-    IDENTITY,
-    BUCKET
-  }
+  static final String CATALOG = JobTables.CATALOG;
+  static final String DATABASE = JobTables.DATABASE;
 
   /** One job case: both arms run it. */
   record Case(
@@ -435,36 +413,9 @@ final class JobParity {
         "native writers left open after a job");
   }
 
-  static HadoopCatalog catalog(File warehouse) {
-    return new HadoopCatalog(new Configuration(), warehouse.getAbsolutePath());
-  }
-
-  static CatalogLoader catalogLoader(File warehouse) {
-    return CatalogLoader.hadoop(
-        CATALOG, new Configuration(), Map.of("warehouse", warehouse.getAbsolutePath()));
-  }
-
-  static PartitionSpec spec(Schema schema, Partitioning partitioning) {
-    switch (partitioning) {
-      case IDENTITY:
-        return PartitionSpec.builderFor(schema).identity("category").build();
-      case BUCKET:
-        return PartitionSpec.builderFor(schema).bucket("id", 4).build();
-      default:
-        return PartitionSpec.unpartitioned();
-    }
-  }
-
   private static Table createTable(File warehouse, String name, Case c, Map<String, String> props) {
-    Map<String, String> properties = new HashMap<>(props);
-    properties.put(TableProperties.FORMAT_VERSION, String.valueOf(c.formatVersion()));
-    properties.putIfAbsent(TableProperties.PARQUET_COMPRESSION, "zstd");
-    return catalog(warehouse)
-        .createTable(
-            TableIdentifier.of(DATABASE, name),
-            JobRow.SCHEMA,
-            spec(JobRow.SCHEMA, c.partitioning()),
-            properties);
+    return JobTables.createTable(
+        warehouse, name, JobRow.SCHEMA, c.partitioning(), c.formatVersion(), props);
   }
 
   private static StreamExecutionEnvironment env(Case c) {
@@ -483,7 +434,7 @@ final class JobParity {
       throws Exception {
     StreamExecutionEnvironment env = env(c);
     TableIdentifier identifier = TableIdentifier.of(DATABASE, name);
-    CatalogLoader loader = catalogLoader(warehouse);
+    CatalogLoader loader = JobTables.catalogLoader(warehouse);
     List<String> equalityColumns = upsert ? List.of("id") : List.of();
     RowType rowType = FlinkSchemaUtil.convert(table.schema());
     List<RowData> data = rows.stream().map(JobRow::toRowData).collect(Collectors.toList());
@@ -520,7 +471,9 @@ final class JobParity {
           DataStream<RowData> input =
               env.fromData(data, InternalTypeInfo.of(rowType)).setParallelism(1);
           DynamicIcebergSink.forInput(input)
-              .generator(new Generator(identifier, table.schema(), table.spec(), upsert))
+              .generator(
+                  new JobTables.Generator(
+                      identifier, table.schema(), table.spec(), upsert, /* sink default */ null))
               .catalogLoader(loader)
               .writeParallelism(c.writeParallelism())
               .append();
@@ -530,12 +483,7 @@ final class JobParity {
       case SQL:
         {
           StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
-          tableEnv.executeSql(
-              "CREATE CATALOG "
-                  + CATALOG
-                  + " WITH ('type'='iceberg', 'catalog-type'='hadoop', 'warehouse'='"
-                  + warehouse.getAbsolutePath()
-                  + "')");
+          tableEnv.executeSql(JobTables.createCatalogSql(warehouse));
           List<Row> external = rows.stream().map(JobRow::toRow).collect(Collectors.toList());
           DataStream<Row> input = env.fromData(external, JobRow.ROW_TYPE_INFO).setParallelism(1);
           tableEnv.createTemporaryView("src", tableEnv.fromDataStream(input));
@@ -556,33 +504,6 @@ final class JobParity {
         }
       default:
         throw new IllegalArgumentException("Unknown sink " + c.sink());
-    }
-  }
-
-  /** The Dynamic Iceberg Sink's record generator: every row to one table. */
-  private static final class Generator implements DynamicRecordGenerator<RowData> {
-    // TableIdentifier is not serializable: keep its string form.
-    private final String identifier;
-    private final Schema schema;
-    private final PartitionSpec spec;
-    private final boolean upsert;
-
-    Generator(TableIdentifier identifier, Schema schema, PartitionSpec spec, boolean upsert) {
-      this.identifier = identifier.toString();
-      this.schema = schema;
-      this.spec = spec;
-      this.upsert = upsert;
-    }
-
-    @Override
-    public void generate(RowData row, Collector<DynamicRecord> out) {
-      DynamicRecord record =
-          new DynamicRecord(TableIdentifier.parse(identifier), "main", schema, row, spec);
-      if (upsert) {
-        record.setUpsertMode(true);
-        record.setEqualityFields(Set.of("id"));
-      }
-      out.collect(record);
     }
   }
 

@@ -3,6 +3,7 @@ package io.frazil.validation;
 import io.frazil.flink.FrazilFlink;
 import io.frazil.jni.LoadedLibrary;
 import io.frazil.jni.NativeLoader;
+import io.frazil.testkit.ParityCases;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -155,8 +156,8 @@ public final class Validate {
         jobCases.add(c);
       }
     }
-    List<FileParity.Case> fileCases = new ArrayList<>();
-    for (FileParity.Case c : FileParity.cases(smoke)) {
+    List<ParityCases.Case> fileCases = new ArrayList<>();
+    for (ParityCases.Case c : FileParity.cases(smoke)) {
       if (only == null || c.name().contains(only)) {
         fileCases.add(c);
       }
@@ -197,7 +198,7 @@ public final class Validate {
       }
     }
     File files = work.resolve("files").toFile();
-    for (FileParity.Case c : fileCases) {
+    for (ParityCases.Case c : fileCases) {
       CaseResult result = FileParity.run(c, files);
       results.add(result);
       progress(++index, total, result);
