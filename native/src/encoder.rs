@@ -290,8 +290,21 @@ fn close_column_group(
         .collect()
 }
 
+/// Where an encoder's bytes go.
+pub trait Sink: Write + Send {
+    /// Makes room for `additional` bytes about to be written (a whole row group), so a growing
+    /// buffer copies them once instead of reallocating as they come.
+    fn reserve(&mut self, _additional: usize) {}
+}
+
+impl Sink for Vec<u8> {
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+}
+
 /// Writes row groups of one Parquet file into `W`.
-pub struct ColumnParallelEncoder<W: Write + Send> {
+pub struct ColumnParallelEncoder<W: Sink> {
     schema: SchemaRef,
     file: SerializedFileWriter<W>,
     factory: ArrowRowGroupWriterFactory,
@@ -311,7 +324,7 @@ pub struct ColumnParallelEncoder<W: Write + Send> {
     failed: Option<String>,
 }
 
-impl<W: Write + Send> ColumnParallelEncoder<W> {
+impl<W: Sink> ColumnParallelEncoder<W> {
     /// An encoder cutting row groups at `row_group_bytes` held by the column writers.
     pub fn try_new(
         sink: W,
@@ -545,6 +558,13 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
             chunks.extend(closed);
         }
         chunks.sort_by_key(|(i, _)| *i);
+        let chunk_bytes = chunks
+            .iter()
+            .map(|(_, chunk)| {
+                usize::try_from(chunk.close().metadata.compressed_size()).unwrap_or(0)
+            })
+            .sum();
+        self.file.inner_mut().reserve(chunk_bytes);
         let mut row_group = self
             .file
             .next_row_group()
@@ -585,7 +605,7 @@ impl<W: Write + Send> ColumnParallelEncoder<W> {
     }
 }
 
-impl<W: Write + Send> Drop for ColumnParallelEncoder<W> {
+impl<W: Sink> Drop for ColumnParallelEncoder<W> {
     fn drop(&mut self) {
         // Lanes always finish their queues; wait, so no batch outlives its writer.
         self.wait_idle();

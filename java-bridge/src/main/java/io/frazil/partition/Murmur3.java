@@ -17,7 +17,7 @@ import org.apache.flink.core.memory.MemorySegment;
  * the unscaled value ({@link #hashUnscaledLong} for values that fit a long); uuid, fixed and binary
  * as their raw bytes.
  */
-public final class Murmur3 {
+final class Murmur3 {
   private static final int C1 = 0xcc9e2d51;
   private static final int C2 = 0x1b873593;
 

@@ -9,7 +9,7 @@ package io.frazil.reflect;
  * caller falls back to Iceberg's own path. {@link PrivateMembers} declares them all, so one test
  * can resolve each and name the one an upgrade moved.
  */
-public abstract class HiddenMember {
+abstract class HiddenMember {
   private final String owner;
   private final String name;
   private int fromJdk = 0;

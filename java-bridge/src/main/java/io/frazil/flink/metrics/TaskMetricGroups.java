@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * metrics code. When anything is missing (not a task thread, the module not opened, another JDK or
  * Flink layout) it returns empty, never throws, and says why once per process at INFO.
  */
-public final class TaskMetricGroups {
+final class TaskMetricGroups {
   private static final Logger LOG = LoggerFactory.getLogger(TaskMetricGroups.class);
 
   /** Reads a thread's Runnable, or null when this JVM does not let us. */
