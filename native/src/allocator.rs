@@ -14,10 +14,14 @@
 //!
 //! [`allocated_bytes`] is the library's live heap (what Rust code allocated and has not freed),
 //! for the TaskManager's `nativeMemoryBytes` metric. The JVM's own allocations never come here:
-//! this allocator serves only the library. It counts with one relaxed atomic add per allocation
-//! and one per free (see the module tests and the bench numbers in the commit that added it).
+//! this allocator serves only the library. Each thread adds up its own allocations and frees in
+//! a thread-local count and moves it to the shared total only once it reaches [`FLUSH_BYTES`]
+//! either way, and when the thread exits: a plain add on the thread's own cache line instead of
+//! an atomic add on one line shared by every encoder thread, per allocation and per free. The
+//! total is therefore exact to within [`FLUSH_BYTES`] per live thread.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Once;
 
@@ -26,20 +30,65 @@ use mimalloc::MiMalloc;
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
-/// Bytes allocated and not yet freed (may dip below zero transiently: a free on one thread can
-/// be counted before the allocation on another thread that handed the memory over).
+/// Bytes allocated and not yet freed, as far as the threads have flushed their counts (may dip
+/// below zero transiently: a free on one thread can be counted before the allocation on another
+/// thread that handed the memory over).
 static ALLOCATED: AtomicI64 = AtomicI64::new(0);
 
-/// mimalloc, counting the bytes it hands out into [`ALLOCATED`].
+/// How far (either way) a thread's count may drift before it is added to [`ALLOCATED`]: the
+/// granularity of [`allocated_bytes`], per live thread.
+pub const FLUSH_BYTES: isize = 64 * 1024;
+
+/// A thread's bytes allocated minus freed that [`ALLOCATED`] does not hold yet; added to it when
+/// the thread exits.
+struct Pending(Cell<isize>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        ALLOCATED.fetch_add(self.0.get() as i64, Ordering::Relaxed);
+    }
+}
+
+thread_local! {
+    // `const` and a `Cell`: no lazy initialisation and no allocation on access. The destructor is
+    // registered on a thread's first access; on Linux and macOS the C runtime's registration
+    // does not allocate through this allocator.
+    static PENDING: Pending = const { Pending(Cell::new(0)) };
+}
+
+/// Counts `delta` bytes (negative for a free) in the thread's count, flushing it to
+/// [`ALLOCATED`] once it reaches [`FLUSH_BYTES`] either way. Once the thread's count is gone
+/// (frees from other thread-local destructors after it ran), straight into [`ALLOCATED`].
+#[inline]
+fn count(delta: isize) {
+    let flush = PENDING
+        .try_with(|pending| {
+            let total = pending.0.get().wrapping_add(delta);
+            if total.unsigned_abs() < FLUSH_BYTES.unsigned_abs() {
+                pending.0.set(total);
+                0
+            } else {
+                pending.0.set(0);
+                total
+            }
+        })
+        .unwrap_or(delta);
+    if flush != 0 {
+        ALLOCATED.fetch_add(flush as i64, Ordering::Relaxed);
+    }
+}
+
+/// mimalloc, counting the bytes it hands out (see [`count`]).
 pub struct CountingAllocator;
 
-// SAFETY: every call is forwarded unchanged to mimalloc; the counter only observes sizes.
+// SAFETY: every call is forwarded unchanged to mimalloc; the counter only observes sizes, and
+// counting neither allocates nor unwinds.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's guarantees.
         let ptr = unsafe { MiMalloc.alloc(layout) };
         if !ptr.is_null() {
-            ALLOCATED.fetch_add(layout.size() as i64, Ordering::Relaxed);
+            count(layout.size() as isize);
         }
         ptr
     }
@@ -48,7 +97,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         // SAFETY: forwarded with the caller's guarantees.
         let ptr = unsafe { MiMalloc.alloc_zeroed(layout) };
         if !ptr.is_null() {
-            ALLOCATED.fetch_add(layout.size() as i64, Ordering::Relaxed);
+            count(layout.size() as isize);
         }
         ptr
     }
@@ -56,21 +105,30 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: forwarded with the caller's guarantees.
         unsafe { MiMalloc.dealloc(ptr, layout) };
-        ALLOCATED.fetch_sub(layout.size() as i64, Ordering::Relaxed);
+        count(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded with the caller's guarantees.
         let new = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         if !new.is_null() {
-            ALLOCATED.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+            // Both sizes are at most isize::MAX (Layout's and realloc's contracts).
+            count(new_size as isize - layout.size() as isize);
         }
         new
     }
 }
 
 /// Bytes the library has allocated and not freed, now (0 if the count is transiently negative).
+/// Exact for the calling thread, whose count is flushed first; every other live thread may hold
+/// up to [`FLUSH_BYTES`] either way that is not in it yet.
 pub fn allocated_bytes() -> u64 {
+    let mine = PENDING
+        .try_with(|pending| pending.0.replace(0))
+        .unwrap_or(0);
+    if mine != 0 {
+        ALLOCATED.fetch_add(mine as i64, Ordering::Relaxed);
+    }
     ALLOCATED.load(Ordering::Relaxed).max(0) as u64
 }
 
@@ -91,7 +149,13 @@ pub fn configure() {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
     use super::*;
+
+    /// The tests that read the process-wide total run one at a time: each moves it by far more
+    /// than the other's margin.
+    static TOTAL: Mutex<()> = Mutex::new(());
 
     #[test]
     fn purge_delay_is_set() {
@@ -103,6 +167,7 @@ mod tests {
 
     #[test]
     fn allocations_are_counted_until_freed() {
+        let _total = TOTAL.lock().unwrap_or_else(|e| e.into_inner());
         // Far larger than anything the other tests (running at the same time) allocate or free,
         // and never touched, so it costs address space only.
         const SIZE: usize = 1 << 30;
@@ -124,5 +189,53 @@ mod tests {
         let after = allocated_bytes();
         assert!(after + SIZE as u64 / 4 <= shrunk, "{shrunk} -> {after}");
         assert!(after < before + SIZE as u64 / 4, "{before} -> {after}");
+    }
+
+    #[test]
+    fn small_counts_stay_with_the_thread_until_they_reach_the_threshold() {
+        // Counts only (no allocation in between), so nothing else moves this thread's count.
+        let pending = || PENDING.with(|p| p.0.get());
+        let start = pending();
+        assert!(start.unsigned_abs() < FLUSH_BYTES.unsigned_abs(), "{start}");
+        // Away from the threshold on whichever side `start` is.
+        let step = if start < 0 { 1000 } else { -1000 };
+        count(step);
+        assert_eq!(pending(), start + step, "kept by the thread");
+        count(-step);
+        assert_eq!(pending(), start, "kept by the thread");
+        // Reaching the threshold either way flushes everything, and the thread starts again
+        // from zero.
+        count(FLUSH_BYTES - start);
+        assert_eq!(pending(), 0, "flushed at {FLUSH_BYTES}");
+        count(-FLUSH_BYTES);
+        assert_eq!(pending(), 0, "flushed at -{FLUSH_BYTES}");
+        // Net zero: the counts above add up to nothing, and the thread holds `start` again.
+        count(start);
+        assert_eq!(pending(), start);
+    }
+
+    #[test]
+    fn an_exiting_thread_flushes_its_count() {
+        let _total = TOTAL.lock().unwrap_or_else(|e| e.into_inner());
+        // Each block is held below the threshold by the thread that allocated it, so only the
+        // flush at thread exit can bring it into the total; together they are far more than the
+        // other tests (running at the same time) allocate or free.
+        const THREADS: usize = 1024;
+        const BLOCK: usize = FLUSH_BYTES as usize - 4096;
+        let before = allocated_bytes();
+        let blocks: Vec<Vec<u8>> = (0..THREADS)
+            .map(|_| {
+                std::thread::spawn(|| std::hint::black_box(Vec::<u8>::with_capacity(BLOCK)))
+                    .join()
+                    .unwrap()
+            })
+            .collect();
+        let held = allocated_bytes();
+        let total = (THREADS * BLOCK) as u64;
+        assert!(held >= before + total / 2, "{before} -> {held}");
+        // Freed here: this thread's frees pass the threshold again and again.
+        drop(blocks);
+        let after = allocated_bytes();
+        assert!(after + total / 2 <= held, "{held} -> {after}");
     }
 }

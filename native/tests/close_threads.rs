@@ -2,6 +2,8 @@
 //! the process's encoder threads only: the number of threads stays bounded however many files
 //! close together. Its own test binary, because it counts the process's threads.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
@@ -9,10 +11,11 @@ use std::thread;
 use std::time::Duration;
 
 use arrow::array::{ArrayRef, Int64Array, RecordBatch};
-use arrow::datatypes::{DataType, Field, Schema};
+use arrow::datatypes::{DataType, Schema};
 use frazil::options::WriterOptions;
-use frazil::schema::FIELD_ID_KEY;
 use frazil::writer::NativeParquetWriter;
+
+use common::{field, schema_of};
 
 const ENCODER_THREADS: usize = 8;
 const CALLERS: usize = 16;
@@ -26,13 +29,11 @@ fn thread_count() -> usize {
 }
 
 fn schema() -> Arc<Schema> {
-    let fields: Vec<Field> = (1..=COLUMNS)
-        .map(|id| {
-            Field::new(format!("c{id}"), DataType::Int64, true)
-                .with_metadata(HashMap::from([(FIELD_ID_KEY.to_string(), id.to_string())]))
-        })
-        .collect();
-    Arc::new(Schema::new(fields))
+    schema_of(
+        (1..=COLUMNS)
+            .map(|id| field(&format!("c{id}"), DataType::Int64, true, id))
+            .collect(),
+    )
 }
 
 #[test]

@@ -4,29 +4,26 @@
 //! read past its buffers. Each case forges such a batch with arrow-rs's unchecked builders and
 //! hands it over exactly as Java does: an exported `ArrowArray` moved into `import_batch`.
 
-use std::collections::HashMap;
+mod common;
+
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayData, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow::buffer::{Buffer, NullBuffer};
-use arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Fields, SchemaRef};
 use arrow::ffi::FFI_ArrowArray;
 use frazil::error::NativeError;
 use frazil::ffi::import_batch;
-use frazil::schema::FIELD_ID_KEY;
 
-fn field(name: &str, data_type: DataType, nullable: bool, id: i32) -> Field {
-    Field::new(name, data_type, nullable)
-        .with_metadata(HashMap::from([(FIELD_ID_KEY.to_string(), id.to_string())]))
-}
+use common::{field, schema_of};
 
 fn schema() -> SchemaRef {
     let item = field("element", DataType::Int32, true, 4);
-    Arc::new(Schema::new(vec![
+    schema_of(vec![
         field("id", DataType::Int64, false, 1),
         field("s", DataType::Utf8, true, 2),
         field("l", DataType::List(Arc::new(item)), true, 3),
-    ]))
+    ])
 }
 
 fn ids() -> ArrayData {
