@@ -212,7 +212,7 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_liveWriters<'local
 }
 
 /// `static native long nativeAllocatedBytes()`: bytes the library's allocator holds for Rust
-/// code now, process-wide (see [`crate::allocator::allocated_bytes`]).
+/// code now, process-wide, to within 64 KiB per thread (see [`crate::allocator::allocated_bytes`]).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_nativeAllocatedBytes<'local>(
     mut env: EnvUnowned<'local>,

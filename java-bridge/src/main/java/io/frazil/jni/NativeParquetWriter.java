@@ -116,8 +116,9 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   /**
    * Bytes the native library has allocated and not freed, process-wide (encoder buffers, pages, row
-   * groups in progress; not the Java-owned Arrow buffers it reads). Only call it once the library
-   * is loaded.
+   * groups in progress; not the Java-owned Arrow buffers it reads). Exact for the calling thread;
+   * each other native thread adds its count in steps of 64 KiB, so the total may be off by up to
+   * that much per thread. Only call it once the library is loaded.
    */
   public static long allocatedBytes() {
     return nativeAllocatedBytes();
