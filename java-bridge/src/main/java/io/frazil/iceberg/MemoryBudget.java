@@ -161,19 +161,6 @@ public final class MemoryBudget {
       shed(member);
       used = usedBytes();
     }
-    System.err.println(
-        "DEBUG relieve used="
-            + used
-            + " target="
-            + target
-            + " limit="
-            + limit
-            + " open="
-            + open.size()
-            + " mine="
-            + mine.size());
-    for (Member m : open)
-      System.err.println("DEBUG member owner=" + m.owner.getName() + " lastHeld=" + m.lastHeld);
     if (used > target) {
       askOthers(used - target, self);
     }
