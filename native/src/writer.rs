@@ -88,11 +88,13 @@ fn check_decimal_precision(name: &str, array: &dyn Array) -> Result<()> {
     }
 }
 
-/// The largest drained segment an open file keeps for its next bytes; larger ones are freed.
-const RETAINED_OUTPUT_CAPACITY: usize = 64 << 10;
+/// The largest drained segment an open file keeps for its next bytes; larger ones are freed (a
+/// thousand open files each keeping more would add up, and the memory budget could not shed it).
+const RETAINED_OUTPUT_CAPACITY: usize = 8 << 10;
 
-/// The smallest segment allocated for small writes (page headers, the footer).
-const MIN_SEGMENT: usize = 64 << 10;
+/// The smallest segment allocated for small writes (the magic, the footer); a row group reserves
+/// its exact size.
+const MIN_SEGMENT: usize = 8 << 10;
 
 /// In-memory sink for encoded bytes, drained by the caller between calls.
 ///

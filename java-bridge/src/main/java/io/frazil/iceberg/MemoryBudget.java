@@ -1,5 +1,6 @@
 package io.frazil.iceberg;
 
+import io.frazil.jni.NativeLoader;
 import io.frazil.jni.NativeParquetWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -84,11 +85,20 @@ public final class MemoryBudget {
   }
 
   private final long limit;
+
+  /**
+   * Held bytes above which the next check sheds: the limit, or, after a shed that could not get
+   * under the budget (what the files hold is not theirs to shed), that level plus an eighth of the
+   * limit, so such a process does not shed at every row.
+   */
+  private volatile long relieveAbove;
+
   private final Set<Member> open = ConcurrentHashMap.newKeySet();
   private final AtomicLong earlyFlushes = new AtomicLong();
 
   MemoryBudget(long limit) {
     this.limit = limit;
+    this.relieveAbove = limit;
   }
 
   /** The budget of this process. */
@@ -133,14 +143,17 @@ public final class MemoryBudget {
     // Published for other threads that may need to ask this file to shed.
     member.lastHeld = member.file.heldBytes();
     long used = usedBytes();
-    if (used > limit) {
+    if (used > relieveAbove) {
       relieve(used);
+    } else if (used <= limit && relieveAbove != limit) {
+      this.relieveAbove = limit;
     }
   }
 
   /** Bytes held by all of Frazil's files in this process: Arrow buffers plus native memory. */
   static long usedBytes() {
-    return ArrowMemory.allocatedBytes() + NativeParquetWriter.allocatedBytes();
+    long nativeBytes = NativeLoader.isLoaded() ? NativeParquetWriter.allocatedBytes() : 0L;
+    return ArrowMemory.allocatedBytes() + nativeBytes;
   }
 
   private void relieve(long used) {
@@ -164,6 +177,7 @@ public final class MemoryBudget {
     if (used > target) {
       askOthers(used - target, self);
     }
+    this.relieveAbove = used > limit ? used + limit / 8 : limit;
   }
 
   /** Asks the largest files of other threads, as last measured, to shed at their next row. */
