@@ -20,9 +20,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -310,49 +308,5 @@ public class TestFailureHandling {
         .isInstanceOfAny(IOException.class, UncheckedIOException.class)
         .hasStackTraceContaining("disk full");
     assertThat(appender.metrics()).as("no metrics for a file that failed").isNull();
-  }
-
-  /** An OutputFile whose stream fails on the first write. */
-  private static final class FailingOutputFile implements OutputFile {
-    private final File file;
-
-    FailingOutputFile(File file) {
-      this.file = file;
-    }
-
-    @Override
-    public PositionOutputStream create() {
-      return createOrOverwrite();
-    }
-
-    @Override
-    public PositionOutputStream createOrOverwrite() {
-      return new PositionOutputStream() {
-        @Override
-        public long getPos() {
-          return 0;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-          throw new IOException("disk full");
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          throw new IOException("disk full");
-        }
-      };
-    }
-
-    @Override
-    public String location() {
-      return file.getAbsolutePath();
-    }
-
-    @Override
-    public InputFile toInputFile() {
-      return Files.localInput(file);
-    }
   }
 }

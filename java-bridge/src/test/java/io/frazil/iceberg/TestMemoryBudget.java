@@ -20,9 +20,7 @@ import org.apache.iceberg.Files;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.FileAppender;
-import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -230,7 +228,7 @@ class TestMemoryBudget {
               }
             })
         .hasRootCauseInstanceOf(IOException.class)
-        .hasRootCauseMessage("disk full (test)");
+        .hasRootCauseMessage("disk full");
     for (int id = 0; id < 10_000; id++) {
       healthy.add(row(id, 1));
     }
@@ -330,49 +328,5 @@ class TestMemoryBudget {
       starts.add(first.getStartingPos());
     }
     return starts;
-  }
-
-  /** A file whose stream opens but fails every write. */
-  private static final class FailingOutputFile implements OutputFile {
-    private final File file;
-
-    FailingOutputFile(File file) {
-      this.file = file;
-    }
-
-    @Override
-    public PositionOutputStream create() {
-      return new PositionOutputStream() {
-        @Override
-        public long getPos() {
-          return 0L;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-          throw new IOException("disk full (test)");
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-          throw new IOException("disk full (test)");
-        }
-      };
-    }
-
-    @Override
-    public PositionOutputStream createOrOverwrite() {
-      return create();
-    }
-
-    @Override
-    public String location() {
-      return file.getAbsolutePath();
-    }
-
-    @Override
-    public InputFile toInputFile() {
-      return Files.localInput(file);
-    }
   }
 }
