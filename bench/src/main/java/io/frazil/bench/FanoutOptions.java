@@ -15,7 +15,7 @@ final class FanoutOptions {
           + "  --warmup-trials W     discarded trials per arm and N before them (1)\n"
           + "  --heap SIZE           -Xms = -Xmx of every grid trial (4g: stock needs more than 2g at N=1,024)\n"
           + "  --memory-budget B     -Dfrazil.memory.budget of every trial (the process default"
-          + " when unset: 256m)\n"
+          + " when unset: 25% of the heap)\n"
           + "  --oom-heaps A,B,..    descending heaps of the OOM search ('none' skips it;"
           + " 2g,1g,512m,256m)\n"
           + "  --oom-partitions N    N of the OOM search (1024)\n"

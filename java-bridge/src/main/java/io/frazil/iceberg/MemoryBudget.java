@@ -39,8 +39,13 @@ public final class MemoryBudget {
   /** Table property: {@code false} keeps this table's files out of the budget. */
   public static final String TABLE_PROPERTY = "write.parquet.frazil.memory-budget.enabled";
 
-  /** The default budget, as written in {@value #PROPERTY}. */
-  public static final String DEFAULT_BUDGET = "256m";
+  /**
+   * The default budget, as written in {@value #PROPERTY}: a quarter of the maximum heap, so it
+   * grows with the TaskManager as stock Iceberg's own bound does (its row groups live on that
+   * heap). A budget this loose is a safety valve: it rarely cuts a row group. Tighter budgets hold
+   * less at the price of smaller row groups and larger files (README, "Memory budget").
+   */
+  public static final String DEFAULT_BUDGET = "25%";
 
   /** Shedding stops once the files hold this share of the budget, so it does not run per row. */
   private static final double RELIEVED_SHARE = 0.75;
