@@ -26,6 +26,7 @@ import java.util.Set;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
@@ -156,8 +157,16 @@ public final class FanoutTrial {
     Path warehouse = Files.createTempDirectory(tmp, "frazil-fanout-");
     Map<String, Object> out = new LinkedHashMap<>();
     try {
-      HadoopCatalog catalog =
-          new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouse.toString());
+      HadoopCatalog catalog = new HadoopCatalog();
+      catalog.setConf(new org.apache.hadoop.conf.Configuration());
+      // Data files through plain local files: see LocalFileIO for the fork it avoids.
+      catalog.initialize(
+          "bench",
+          Map.of(
+              CatalogProperties.WAREHOUSE_LOCATION,
+              warehouse.toString(),
+              CatalogProperties.FILE_IO_IMPL,
+              LocalFileIO.class.getName()));
       Map<String, String> props = new HashMap<>(FileWriteBench.PROPERTIES);
       props.put(TableProperties.DEFAULT_FILE_FORMAT, "parquet");
       if ("stock".equals(arm)) {
@@ -242,7 +251,8 @@ public final class FanoutTrial {
         }
       }
     } finally {
-      RunFacts.deleteTree(warehouse);
+      if (!Boolean.getBoolean("bench.keep")) RunFacts.deleteTree(warehouse);
+      else System.out.println("KEPT " + warehouse);
     }
     return out;
   }
