@@ -107,8 +107,7 @@ impl BatchDone {
     }
 
     /// True once [`Self::wait`] would not block.
-    #[cfg(test)]
-    fn is_done(&self) -> bool {
+    pub fn is_done(&self) -> bool {
         self.lock().parts_left == 0
     }
 }

@@ -76,6 +76,21 @@ impl PipelinedWriter {
         }
     }
 
+    /// Releases the caller's batches that are already encoded, oldest first, without waiting,
+    /// and returns how many are still in use: the caller may refill all but that many of its
+    /// most recent batches instead of allocating another.
+    pub fn release_encoded(&mut self) -> usize {
+        while self
+            .in_flight
+            .front()
+            .is_some_and(|(_, done)| done.is_done())
+        {
+            let (batch, _) = self.in_flight.pop_front().expect("in flight");
+            drop(batch);
+        }
+        self.in_flight.len()
+    }
+
     /// Closes the open row group early (see [`NativeParquetWriter::flush_row_group`]) and
     /// releases every batch in flight: afterwards the caller's batches are all free to reuse or
     /// release, and the encoded bytes are pending output.
@@ -196,6 +211,16 @@ mod tests {
             let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
             pipelined.write(batch, 2).unwrap();
             assert!(pipelined.in_flight.len() <= 2);
+            if b % 7 == 0 {
+                // Once the encoder is idle, every batch is released without waiting.
+                pipelined.writer.wait_idle();
+                assert_eq!(
+                    pipelined.release_encoded(),
+                    0,
+                    "an idle encoder holds no batch"
+                );
+                assert_eq!(frees.lock().unwrap().len(), b as usize + 1);
+            }
         }
         let summary = pipelined.close().unwrap();
         assert_eq!(summary.record_count, batches * 5000);

@@ -5,6 +5,8 @@
 //!  open(schemaAddr, json, props) ──────────►  import schema (moved) → NativeParquetWriter → handle
 //!  write(handle, arrayAddr, keep) ─────────►  import batch (moved) → column lanes; batches beyond
 //!                                             the last `keep` are awaited and released here
+//!  releaseEncoded(handle) ─────────────────►  release the batches already encoded (no wait);
+//!                                             returns how many are still in use
 //!  flushRowGroup(handle) ──────────────────►  close the row group early (memory budget), release
 //!                                             every batch in flight
 //!  drain(handle, byte[]) ──────────────────►  copy ready encoded bytes into the Java array
@@ -130,6 +132,22 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_flushRowGroup<'loc
         handle::with_writer(handle, |writer| {
             writer.flush_row_group()?;
             Ok(writer.held_bytes() as jlong)
+        })
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native int releaseEncoded(long handle)`: releases the caller's batches that are
+/// already encoded, without waiting; returns how many are still in use.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_releaseEncoded<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jint {
+    env.with_env(|_env| -> Result<_> {
+        handle::with_writer(handle, |writer| {
+            Ok(jint::try_from(writer.release_encoded()).unwrap_or(jint::MAX))
         })
     })
     .resolve::<ThrowJava>()

@@ -1,6 +1,8 @@
 package io.frazil.iceberg;
 
 import io.frazil.arrow.RowDataArrowWriter;
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.flink.table.data.RowData;
@@ -31,8 +33,10 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   /**
    * Batches native code may still be encoding while rows are copied into the next one: the slowest
-   * column may lag the others by a batch (see native/src/encoder.rs), so the appender owns one more
-   * batch than that.
+   * column may lag the others by a batch (see native/src/encoder.rs), so the appender may own one
+   * more batch than that. It allocates another only when native code still uses all it has: with
+   * many open files, a file's previous batch is usually encoded by the time it fills the next, and
+   * the file then owns two.
    */
   static final int BATCHES_IN_FLIGHT = 2;
 
@@ -42,15 +46,26 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
    */
   static final int INITIAL_BATCH_ROWS = 256;
 
+  /**
+   * Data a batch may hold before it is cut, whatever its row count: wide rows (long strings) would
+   * otherwise make each of a file's batches several megabytes, held by every open file. A megabyte
+   * still amortises the per-batch cost (one export and one JNI call).
+   */
+  static final long BATCH_BYTES = 512L << 10;
+
+  /** Rows between two looks at a batch's size (a look costs one step per column). */
+  private static final int BATCH_BYTES_CHECK_ROWS = 64;
+
   private BufferAllocator allocator;
 
   /** This file's Arrow bytes when the budget was last checked: growth triggers the next check. */
   private long arrowChecked = 0L;
 
-  // A ring of BATCHES_IN_FLIGHT + 1 batches, created as first needed (again after the budget
-  // shed them); `batch` is being filled, null when no batch exists.
-  private RowDataArrowWriter[] batches;
-  private int current = 0;
+  // This file's batches: `batch` is being filled (null until the next row needs one), `inFlight`
+  // were handed to native code (oldest first), `spare` are free to refill. Created as first
+  // needed, again after the budget shed them.
+  private final ArrayDeque<RowDataArrowWriter> inFlight = new ArrayDeque<>(BATCHES_IN_FLIGHT + 1);
+  private final ArrayDeque<RowDataArrowWriter> spare = new ArrayDeque<>(BATCHES_IN_FLIGHT + 1);
   private RowDataArrowWriter batch;
 
   FrazilParquetAppender(
@@ -74,11 +89,13 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
       if (fileWriter == null) {
         open();
       } else if (batch == null) {
-        newRing();
+        this.batch = nextBatch();
       }
       batch.write(row);
       rowCount += 1;
-      if (batch.rowCount() >= batchRows) {
+      int rows = batch.rowCount();
+      if (rows >= batchRows
+          || (rows % BATCH_BYTES_CHECK_ROWS == 0 && batch.bufferedBytes() >= BATCH_BYTES)) {
         flushBatch();
         checkArrowBudget();
       } else if (budgeted()
@@ -101,7 +118,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     ArrowMemory.checkAccess();
     this.allocator = ArrowMemory.newWriterAllocator("frazil:" + file.location());
     try {
-      newRing();
+      this.batch = newBatch();
       openFile(allocator);
     } catch (Throwable t) {
       // What failed is what the caller must see; a leak found while releasing is attached to it.
@@ -110,10 +127,24 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     }
   }
 
-  private void newRing() {
-    this.batches = new RowDataArrowWriter[BATCHES_IN_FLIGHT + 1];
-    this.current = 0;
-    this.batch = batches[0] = newBatch();
+  /** A free batch to fill: a spare, one native code has finished with, or a new one. */
+  private RowDataArrowWriter nextBatch() {
+    if (spare.isEmpty() && !inFlight.isEmpty()) {
+      releaseUpTo(fileWriter.releaseEncoded());
+    }
+    if (spare.isEmpty()) {
+      return newBatch();
+    }
+    RowDataArrowWriter next = spare.pollFirst();
+    next.reset();
+    return next;
+  }
+
+  /** Moves the oldest batches in flight to the spares until {@code stillInUse} remain. */
+  private void releaseUpTo(int stillInUse) {
+    while (inFlight.size() > stillInUse) {
+      spare.addLast(inFlight.pollFirst());
+    }
   }
 
   private RowDataArrowWriter newBatch() {
@@ -123,14 +154,12 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   private void flushBatch() {
     batch.finishBatch();
-    fileWriter.write(batch.root(), allocator, BATCHES_IN_FLIGHT, batch.bufferedBytes());
-    // Native code has released every batch but the last BATCHES_IN_FLIGHT: refill the oldest.
-    this.current = (current + 1) % batches.length;
-    if (batches[current] == null) {
-      batches[current] = newBatch();
-    }
-    this.batch = batches[current];
-    batch.reset();
+    RowDataArrowWriter written = batch;
+    this.batch = null;
+    inFlight.addLast(written);
+    fileWriter.write(written.root(), allocator, BATCHES_IN_FLIGHT, written.bufferedBytes());
+    // Native code has released every batch but the last BATCHES_IN_FLIGHT.
+    releaseUpTo(BATCHES_IN_FLIGHT);
   }
 
   @Override
@@ -166,16 +195,16 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     }
   }
 
+  /** Closes every batch; called once native code holds none of them (flushed, closed, failed). */
   private void closeRing() {
-    RowDataArrowWriter[] ring = batches;
-    this.batches = null;
+    RowDataArrowWriter filling = batch;
     this.batch = null;
-    this.current = 0;
-    if (ring != null) {
-      for (RowDataArrowWriter writer : ring) {
-        if (writer != null) {
-          writer.close();
-        }
+    if (filling != null) {
+      filling.close();
+    }
+    for (ArrayDeque<RowDataArrowWriter> batches : List.of(inFlight, spare)) {
+      while (!batches.isEmpty()) {
+        batches.pollFirst().close();
       }
     }
   }

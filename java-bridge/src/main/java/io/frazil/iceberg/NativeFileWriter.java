@@ -121,6 +121,14 @@ final class NativeFileWriter implements AutoCloseable {
     this.estimatedLength = nativeWriter.estimatedLength();
   }
 
+  /**
+   * Releases the batches already encoded (no waiting); returns how many of the most recent ones
+   * native code still uses.
+   */
+  int releaseEncoded() {
+    return nativeWriter.releaseEncoded();
+  }
+
   /** Bytes of native memory the file holds now. */
   long heldBytes() {
     return nativeWriter.heldBytes();

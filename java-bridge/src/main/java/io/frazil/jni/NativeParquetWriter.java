@@ -65,6 +65,14 @@ public final class NativeParquetWriter implements AutoCloseable {
   }
 
   /**
+   * Releases the batches native code has finished encoding, without waiting, and returns how many
+   * of the caller's most recent batches it still uses (all older ones are free to refill).
+   */
+  public int releaseEncoded() {
+    return releaseEncoded(ensureOpen("release encoded batches"));
+  }
+
+  /**
    * Closes the open row group now, before it reaches its size (a memory budget's way to shed a
    * file's buffers), after waiting for the batches in flight: all of the caller's batches are free
    * afterwards, and the row group's bytes are pending output. Returns the bytes the file still
@@ -166,6 +174,8 @@ public final class NativeParquetWriter implements AutoCloseable {
   static native long write(long handle, long arrayAddr, int keep);
 
   static native long estimatedLength(long handle);
+
+  static native int releaseEncoded(long handle);
 
   static native long flushRowGroup(long handle);
 
