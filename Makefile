@@ -100,7 +100,8 @@ run-bench-smoke:
 ## Whole-job cohort (bench/README.md, "Whole-job cohort"): Flink MiniCluster jobs, Dynamic Iceberg
 ## Sink, stock vs Frazil; 2,000,000 rows, parallelism 2, bucket(auction, 4), zstd 3, 1 s
 ## checkpoints, format v2/v3 x forward/keyed, 1 warm-up + 3 measured pairs per cell (~10 min on 2
-## cores) -> bench/results/<date>-<short sha>-jobs/. Exits non-zero if any trial fails validation.
+## cores) -> bench/results/<date>-<short sha>-jobs/; per job also Flink's checkpoint durations and
+## the writers' close time (REST checkpoint statistics). Exits non-zero if any trial fails validation.
 .PHONY: bench-jobs bench-jobs-smoke run-bench-jobs-smoke
 BENCH_JOBS_ARGS ?=
 

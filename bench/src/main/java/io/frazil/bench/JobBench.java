@@ -7,21 +7,29 @@ import io.frazil.jni.LoadedLibrary;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.runtime.client.JobExecutionException;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -63,6 +71,12 @@ public final class JobBench {
   static final String DATABASE = "db";
   static final int BUCKETS = 4;
 
+  /**
+   * {@code web.checkpoints.history}: checkpoints whose statistics the JobManager keeps per job
+   * (Flink's default, 10, would drop all but a job's last ten).
+   */
+  static final int CHECKPOINT_HISTORY = 1000;
+
   private final JobOptions options;
   private final OperatingSystemMXBean os =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -73,6 +87,9 @@ public final class JobBench {
   private BufferedWriter jsonl;
   private Path warehouse;
   private MiniCluster cluster;
+  private URI rest;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private JobRows.Checksum expected;
   private int movedKeys;
   private String nativeLibrary = "not loaded (no Frazil trial ran)";
@@ -89,6 +106,11 @@ public final class JobBench {
     long delegatedFiles;
     int routingRewrites;
     long validateMs;
+
+    /** Flink's checkpoint statistics of the job (read after it finished, off the clock). */
+    JobCheckpoints checkpoints = new JobCheckpoints();
+
+    long checkpointStatsMs;
 
     /** CPU of Frazil's native encoder threads during the job (0 for stock, -1 unknown). */
     long encoderCpuNs;
@@ -163,6 +185,11 @@ public final class JobBench {
 
     Configuration conf = new Configuration();
     conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("64m"));
+    // The REST API, on the loopback interface only (port chosen by withRandomPorts), is where
+    // each job's checkpoint statistics are read after it finished.
+    conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+    conf.set(RestOptions.ADDRESS, "127.0.0.1");
+    conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, CHECKPOINT_HISTORY);
     this.cluster =
         new MiniCluster(
             new MiniClusterConfiguration.Builder()
@@ -172,6 +199,7 @@ public final class JobBench {
                 .withRandomPorts()
                 .build());
     cluster.start();
+    this.rest = cluster.getRestAddress().get();
     try (BufferedWriter out =
         Files.newBufferedWriter(options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
       this.jsonl = out;
@@ -289,10 +317,20 @@ public final class JobBench {
     long cpu0 = os.getProcessCpuTime();
     long wall0 = System.nanoTime();
     Throwable jobFailure = null;
+    String jobId = null;
     try {
-      env.execute(String.format(Locale.ROOT, "job-dynamic %s %s %s #%d", cell, arm, phase, rep));
+      JobExecutionResult result =
+          env.execute(
+              String.format(Locale.ROOT, "job-dynamic %s %s %s #%d", cell, arm, phase, rep));
+      jobId = result.getJobID().toString();
     } catch (Throwable t) {
       jobFailure = t;
+      for (Throwable c = t; c != null; c = c.getCause()) {
+        if (c instanceof JobExecutionException) {
+          jobId = ((JobExecutionException) c).getJobID().toString();
+          break;
+        }
+      }
     }
     long wall1 = System.nanoTime();
     long cpu1 = os.getProcessCpuTime();
@@ -303,6 +341,14 @@ public final class JobBench {
     trial.nativeFiles = FrazilFlink.nativeDataFiles() - native0;
     trial.delegatedFiles = FrazilFlink.stockDataFiles() - delegated0;
     trial.allocLiveThreads = heap1.liveThreadsSince(heap0);
+
+    long statsStart = System.nanoTime();
+    if (jobId == null) {
+      trial.checkpoints.error = "no job id (the job did not start)";
+    } else {
+      trial.checkpoints = JobCheckpoints.read(http, rest, jobId, Duration.ofSeconds(30));
+    }
+    trial.checkpointStatsMs = (System.nanoTime() - statsStart) / 1_000_000;
 
     long validateStart = System.nanoTime();
     if (jobFailure != null) {
@@ -321,6 +367,9 @@ public final class JobBench {
     trial.check = check;
     trial.failures.addAll(check.failures);
     validate(trial, arm, check);
+    if (!trial.checkpoints.complete()) {
+      trial.failures.add(trial.checkpoints.error);
+    }
     if ("frazil".equals(arm) && trial.nativeFiles > 0 && nativeLibrary.startsWith("not")) {
       nativeLibrary = Guards.describeNativeLibrary(notes);
     }
@@ -376,6 +425,21 @@ public final class JobBench {
         check.snapshots,
         trial.valid() ? "OK" : "INVALID: " + String.join(" | ", trial.failures),
         trial.validateMs / 1e3);
+    JobCheckpoints ck = trial.checkpoints;
+    List<Long> steady = ck.steady(ck.durationMs);
+    List<Long> close = ck.steady(ck.closeMs);
+    System.out.printf(
+        Locale.ROOT,
+        "         checkpoints %d completed (%d steady), %d failed; steady: duration p50 %d / max %d"
+            + " ms, close p50 %d / max %d ms (read in %.1f s)%n",
+        ck.completed,
+        steady.size(),
+        ck.failed,
+        JobCheckpoints.percentile(steady, 0.5),
+        JobCheckpoints.max(steady),
+        JobCheckpoints.percentile(close, 0.5),
+        JobCheckpoints.max(close),
+        trial.checkpointStatsMs / 1e3);
   }
 
   /** The checks beyond the file-level ones in {@link JobCheck}. */
@@ -471,7 +535,50 @@ public final class JobBench {
     json.append(",\"encoder_cpu_ns\":").append(trial.encoderCpuNs);
     json.append(",\"loadavg_1m_before\":").append(Report.fmt("%.2f", trial.loadBefore));
     json.append(",\"loadavg_1m_after\":").append(Report.fmt("%.2f", trial.loadAfter));
+    checkpointJson(json, trial.checkpoints);
+    json.append(",\"checkpoint_stats_ms\":").append(trial.checkpointStatsMs);
     return json.append('}').toString();
+  }
+
+  /**
+   * Flink's checkpoint statistics of the job ({@link JobCheckpoints}): counts, percentiles of the
+   * steady checkpoints, and per completed checkpoint (id order) every figure read.
+   */
+  private static void checkpointJson(StringBuilder json, JobCheckpoints ck) {
+    json.append(",\"checkpoints_completed\":").append(ck.completed);
+    json.append(",\"checkpoints_failed\":").append(ck.failed);
+    json.append(",\"checkpoints_steady\":").append(ck.steady(ck.ids).size());
+    json.append(",\"checkpoint_stats_error\":");
+    json.append(ck.error == null ? "null" : quote(ck.error));
+    json.append(",\"checkpoint_vertices\":").append(quote(ck.vertices));
+    Map<String, List<Long>> percentiles = new LinkedHashMap<>();
+    percentiles.put("checkpoint", ck.durationMs);
+    percentiles.put("close", ck.closeMs);
+    percentiles.put("writer_sync", ck.writerSyncMs);
+    for (Map.Entry<String, List<Long>> e : percentiles.entrySet()) {
+      List<Long> steady = ck.steady(e.getValue());
+      json.append(",\"").append(e.getKey()).append("_p50_ms\":");
+      json.append(JobCheckpoints.percentile(steady, 0.5));
+      json.append(",\"").append(e.getKey()).append("_p99_ms\":");
+      json.append(JobCheckpoints.percentile(steady, 0.99));
+      json.append(",\"").append(e.getKey()).append("_max_ms\":");
+      json.append(JobCheckpoints.max(steady));
+    }
+    Map<String, List<Long>> series = new LinkedHashMap<>();
+    series.put("ckpt_ids", ck.ids);
+    series.put("ckpt_steady", ck.steady);
+    series.put("ckpt_ms", ck.durationMs);
+    series.put("ckpt_close_ms", ck.closeMs);
+    series.put("ckpt_writer_sync_ms", ck.writerSyncMs);
+    series.put("ckpt_writer_async_ms", ck.writerAsyncMs);
+    series.put("ckpt_writer_start_delay_ms", ck.writerStartDelayMs);
+    series.put("ckpt_writer_alignment_ms", ck.writerAlignmentMs);
+    series.put("ckpt_source_remainder_ms", ck.sourceRemainderMs);
+    series.put("ckpt_precommit_remainder_ms", ck.preCommitRemainderMs);
+    for (Map.Entry<String, List<Long>> e : series.entrySet()) {
+      json.append(",\"").append(e.getKey()).append("\":");
+      json.append(JobCheckpoints.jsonArray(e.getValue()));
+    }
   }
 
   private static String quote(String value) {
@@ -609,6 +716,7 @@ public final class JobBench {
             + " by the extreme range (stock min / Frazil max … stock max / Frazil min); allocation"
             + " is Frazil / stock.\n\n");
     md.append(table(cells));
+    md.append(checkpointTable(cells));
     md.append(trialList());
     md.append(
         "Columns: *wall* = `System.nanoTime()` around `env.execute()` (job submission,"
@@ -652,10 +760,169 @@ public final class JobBench {
 
     System.out.println();
     System.out.print(table(cells));
+    System.out.print(checkpointTable(cells));
     System.out.printf(
         "%d trials, %d failed validation, %.0f s; results in %s%n",
         iterations.size(), invalid.size(), seconds, options.out);
     return invalid.isEmpty();
+  }
+
+  /** The steady checkpoints' figures ({@link JobCheckpoints}) of {@code its}, pooled. */
+  private List<Long> pooled(List<Iteration> its, Function<JobCheckpoints, List<Long>> series) {
+    List<Long> out = new ArrayList<>();
+    for (Iteration it : its) {
+      JobCheckpoints ck = trials.get(it.seq).checkpoints;
+      out.addAll(ck.steady(series.apply(ck)));
+    }
+    return out;
+  }
+
+  /**
+   * Flink's checkpoint statistics per cell and arm, and the target "Frazil's checkpoint durations
+   * are not longer than stock's" (met when Frazil's pooled p50 and p99 are each at most stock's).
+   */
+  private String checkpointTable(List<Report.Cell> cells) {
+    StringBuilder md = new StringBuilder();
+    md.append("## Checkpoints (Flink's statistics, REST API)\n\n");
+    md.append(
+        "Steady checkpoints (completed, triggered while the writers were still receiving rows:"
+            + " before the source ended, its final checkpoint excluded) of the measured trials that"
+            + " passed validation, pooled per cell and arm; nearest-rank percentiles, ms. Ratios"
+            + " are stock / Frazil (> 1: Frazil's are shorter).\n\n");
+    md.append(
+        "| cell | arm | jobs | completed (steady) / failed | rows per close"
+            + " | checkpoint p50 / p99 / max | close p50 / p99 / max | writer sync p50 / p99 / max"
+            + " | writer start delay p50 / max | source remainder p50 / max"
+            + " | pre-commit remainder p50 / max | checkpoint p50 stock/Frazil"
+            + " | checkpoint max stock/Frazil | close p50 stock/Frazil | close max stock/Frazil |\n");
+    md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    List<String> verdicts = new ArrayList<>();
+    boolean met = true;
+    boolean evaluated = false;
+    for (Report.Cell cell : cells) {
+      checkpointRow(md, cell, cell.stock, null);
+      checkpointRow(md, cell, cell.frazil, cell);
+      List<Long> stock = pooled(cell.stock, ck -> ck.durationMs);
+      List<Long> frazil = pooled(cell.frazil, ck -> ck.durationMs);
+      if (stock.isEmpty() || frazil.isEmpty()) {
+        verdicts.add(cell.schema + ": no steady checkpoints in one arm, not evaluated");
+        continue;
+      }
+      evaluated = true;
+      long s50 = JobCheckpoints.percentile(stock, 0.5);
+      long f50 = JobCheckpoints.percentile(frazil, 0.5);
+      long s99 = JobCheckpoints.percentile(stock, 0.99);
+      long f99 = JobCheckpoints.percentile(frazil, 0.99);
+      boolean cellMet = f50 <= s50 && f99 <= s99;
+      met &= cellMet;
+      verdicts.add(
+          String.format(
+              Locale.ROOT,
+              "%s %s (Frazil vs stock: p50 %d vs %d ms, p99 %d vs %d ms, max %d vs %d ms; %d vs %d"
+                  + " steady checkpoints)",
+              cell.schema,
+              cellMet ? "met" : "not met",
+              f50,
+              s50,
+              f99,
+              s99,
+              JobCheckpoints.max(frazil),
+              JobCheckpoints.max(stock),
+              frazil.size(),
+              stock.size()));
+    }
+    md.append('\n');
+    md.append("**Target \"Frazil's checkpoint durations are not longer than stock's\"");
+    md.append(" (Frazil's p50 and p99 each ≤ stock's, per cell): ");
+    md.append(!evaluated ? "NOT EVALUATED" : met ? "MET" : "NOT MET").append("**");
+    if (options.smoke) {
+      md.append(" (smoke run: not a measurement)");
+    }
+    md.append(" — ").append(String.join("; ", verdicts)).append(".\n\n");
+    md.append(
+        "Columns: *checkpoint* = Flink's `end_to_end_duration` of a completed checkpoint (trigger"
+            + " to the last acknowledgement at the JobManager); *close* = per checkpoint, the"
+            + " slowest writer subtask's `end_to_end_duration − start_delay − alignment − sync −"
+            + " async`: the time from the barrier's alignment to the acknowledgement that Flink"
+            + " does not itemise, i.e. the operators' `prepareSnapshotPreBarrier` (where the"
+            + " Dynamic Iceberg Sink's writer runs `TaskWriter.complete()`, closing every open"
+            + " data and delete file, and emits the write results) plus forwarding the barrier"
+            + " and the acknowledgement's trip to the JobManager; *writer sync* = Flink's"
+            + " `sync` of the writer subtasks (slowest per checkpoint): the operators'"
+            + " `snapshotState`, which Flink times only after the pre-barrier step, so it does"
+            + " not include closing files; *writer start delay* = trigger to the barrier reaching"
+            + " the writer (slowest subtask), which grows with the records queued ahead of the"
+            + " barrier; *source remainder* = the same remainder as *close* for the source,"
+            + " which has no pre-barrier work (the acknowledgement overhead); *pre-commit"
+            + " remainder* = the same for the sink's aggregator, which writes the checkpoint's"
+            + " manifests; *rows per close* = rows / (steady checkpoints + 1) per job, median"
+            + " (each steady checkpoint and the end of input close a round of files). Every"
+            + " completed checkpoint's figures, steady or not, are in `iterations.jsonl`"
+            + " (`ckpt_*`).\n\n");
+    return md.toString();
+  }
+
+  private void checkpointRow(
+      StringBuilder md, Report.Cell cell, List<Iteration> its, Report.Cell ratios) {
+    List<Long> duration = pooled(its, ck -> ck.durationMs);
+    List<Long> close = pooled(its, ck -> ck.closeMs);
+    long completed = 0;
+    long failed = 0;
+    double[] rowsPerClose = new double[its.size()];
+    for (int i = 0; i < its.size(); i++) {
+      JobCheckpoints ck = trials.get(its.get(i).seq).checkpoints;
+      completed += ck.completed;
+      failed += ck.failed;
+      rowsPerClose[i] = cell.rows / (ck.steady(ck.ids).size() + 1.0);
+    }
+    md.append("| ").append(cell.schema);
+    md.append(" | ").append(its.get(0).arm);
+    md.append(" | ").append(its.size());
+    md.append(" | ").append(completed).append(" (").append(duration.size()).append(") / ");
+    md.append(failed);
+    md.append(" | ").append(Report.fmt("%,.0f", new Report.Stat(rowsPerClose).median));
+    md.append(" | ").append(triple(duration));
+    md.append(" | ").append(triple(close));
+    md.append(" | ").append(triple(pooled(its, ck -> ck.writerSyncMs)));
+    md.append(" | ").append(pair(pooled(its, ck -> ck.writerStartDelayMs)));
+    md.append(" | ").append(pair(pooled(its, ck -> ck.sourceRemainderMs)));
+    md.append(" | ").append(pair(pooled(its, ck -> ck.preCommitRemainderMs)));
+    if (ratios == null) {
+      md.append(" | | | | |\n");
+      return;
+    }
+    List<Long> stockDuration = pooled(ratios.stock, ck -> ck.durationMs);
+    List<Long> stockClose = pooled(ratios.stock, ck -> ck.closeMs);
+    md.append(" | **").append(ratio(stockDuration, duration, 0.5)).append("**");
+    md.append(" | ").append(ratio(stockDuration, duration, 1.0));
+    md.append(" | **").append(ratio(stockClose, close, 0.5)).append("**");
+    md.append(" | ").append(ratio(stockClose, close, 1.0));
+    md.append(" |\n");
+  }
+
+  private static String triple(List<Long> values) {
+    if (values.isEmpty()) {
+      return "n/a";
+    }
+    return JobCheckpoints.percentile(values, 0.5)
+        + " / "
+        + JobCheckpoints.percentile(values, 0.99)
+        + " / "
+        + JobCheckpoints.max(values);
+  }
+
+  private static String pair(List<Long> values) {
+    if (values.isEmpty()) {
+      return "n/a";
+    }
+    return JobCheckpoints.percentile(values, 0.5) + " / " + JobCheckpoints.max(values);
+  }
+
+  /** stock / Frazil of one percentile; n/a when either is missing or Frazil's is 0. */
+  private static String ratio(List<Long> stock, List<Long> frazil, double p) {
+    long s = JobCheckpoints.percentile(stock, p);
+    long f = JobCheckpoints.percentile(frazil, p);
+    return s < 0 || f <= 0 ? "n/a" : Report.times((double) s / f);
   }
 
   private String table(List<Report.Cell> cells) {
@@ -723,8 +990,9 @@ public final class JobBench {
     md.append("### Every trial (run order)\n\n");
     md.append(
         "| seq | cell | arm | phase | wall s | CPU s | alloc GB | GCs | data MB | files | writers"
-            + " | eq/pos/DV | commits | read back | load 1m before→after | validation |\n");
-    md.append("|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|---|\n");
+            + " | eq/pos/DV | commits | read back | checkpoints steady/failed | checkpoint ms p50/max"
+            + " | close ms p50/max | load 1m before→after | validation |\n");
+    md.append("|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|--:|--:|--:|---|\n");
     for (Iteration it : iterations) {
       Trial trial = trials.get(it.seq);
       JobCheck c = trial.check;
@@ -732,7 +1000,7 @@ public final class JobBench {
           String.format(
               Locale.ROOT,
               "| %d | %s | %s | %s #%d | %.2f | %.2f | %.2f | %d | %.1f | %d | %s | %d/%d/%d | %d"
-                  + " | %,d | %.1f→%.1f | %s |\n",
+                  + " | %,d | %d/%d | %s | %s | %.1f→%.1f | %s |\n",
               it.seq,
               trial.cell,
               it.arm,
@@ -750,6 +1018,10 @@ public final class JobBench {
               c.deletionVectors,
               c.snapshots,
               c.readBack.count,
+              trial.checkpoints.steady(trial.checkpoints.ids).size(),
+              trial.checkpoints.failed,
+              pair(trial.checkpoints.steady(trial.checkpoints.durationMs)).replace(" ", ""),
+              pair(trial.checkpoints.steady(trial.checkpoints.closeMs)).replace(" ", ""),
               trial.loadBefore,
               trial.loadAfter,
               trial.valid()
