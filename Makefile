@@ -3,7 +3,7 @@
 MVN ?= mvn -B -ntp
 CARGO ?= cargo
 
-.PHONY: all native jvm demo test fuzz test-rust test-java lint format bench-smoke clean
+.PHONY: all native native-test-hooks jvm demo test fuzz test-rust test-java lint format bench-smoke clean
 
 ## Flink minor for jvm, runtime-jar, demo, bench and bench-jobs: 2.1 (default) or 1.20 (LTS), e.g.
 ## `make demo FLINK=1.20`. A non-default minor builds with Maven profile flink-<minor> into
@@ -17,6 +17,12 @@ all: jvm
 
 native:
 	$(CARGO) build --release -p frazil-native
+
+## The test build of the library, target/release/libfrazil_test_hooks.so (native/test-hooks): every
+## export of libfrazil.so plus deliberate failures (a panic) that only java-bridge's tests call.
+## Never packaged; it links the same compiled crates as `native`, so it adds about a second.
+native-test-hooks: native
+	$(CARGO) build --release -p frazil-test-hooks
 
 jvm: native
 	$(MVN) -q $(FLINK_PROFILE) -DskipTests install
@@ -64,12 +70,12 @@ fuzz: native
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --release --all-targets -p frazil-native -- -D warnings
+	$(CARGO) clippy --release --all-targets --workspace -- -D warnings
 
 test-rust:
 	$(CARGO) test --release -p frazil-native
 
-test-java: native
+test-java: native native-test-hooks
 	$(MVN) install
 
 format:

@@ -242,22 +242,6 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_nativeAllocatedByt
     .resolve::<ThrowJava>()
 }
 
-/// `static native void panicForTest(byte[] message)`: panics on purpose, so tests can prove a
-/// panic becomes a Java exception and the JVM lives on.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_panicForTest<'local>(
-    mut env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    message: JByteArray<'local>,
-) {
-    install_panic_hook();
-    env.with_env(|env| -> Result<()> {
-        let text = String::from_utf8_lossy(&env.convert_byte_array(&message)?).into_owned();
-        panic!("{text}");
-    })
-    .resolve::<ThrowJava>()
-}
-
 /// Decodes Java's `NativeParquetWriter.encodeProperties`: `i32 count`, then per entry
 /// `i32 len, key UTF-8, i32 len, value UTF-8`, all little-endian.
 fn decode_properties(bytes: &[u8]) -> Result<HashMap<String, String>> {

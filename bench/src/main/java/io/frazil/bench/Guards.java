@@ -1,6 +1,7 @@
 package io.frazil.bench;
 
-import io.frazil.jni.LoadedLibrary;
+import io.frazil.jni.NativeLoader;
+import io.frazil.testkit.LoadedLibrary;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -120,7 +121,7 @@ final class Guards {
    * release build ({@code -Dbench.releaseLibrary}); a difference also goes into {@code notes}.
    */
   static String describeNativeLibrary(List<String> notes) {
-    LoadedLibrary loaded = LoadedLibrary.find();
+    LoadedLibrary loaded = LoadedLibrary.find(NativeLoader.bundledResource());
     StringBuilder text = new StringBuilder();
     text.append(loaded.where).append(" (sha256 ").append(loaded.sha256).append(")");
     String release = System.getProperty("bench.releaseLibrary");

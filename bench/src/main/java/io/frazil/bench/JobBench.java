@@ -3,7 +3,7 @@ package io.frazil.bench;
 import com.sun.management.OperatingSystemMXBean;
 import io.frazil.flink.FrazilFlink;
 import io.frazil.flink.routing.FrazilRouting;
-import io.frazil.jni.LoadedLibrary;
+import io.frazil.testkit.LoadedLibrary;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

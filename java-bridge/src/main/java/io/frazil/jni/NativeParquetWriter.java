@@ -193,7 +193,4 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   /** Bytes allocated by the library's global allocator and not yet freed. */
   static native long nativeAllocatedBytes();
-
-  /** Panics inside native code on purpose (tests prove the JVM survives). */
-  static native void panicForTest(byte[] message);
 }

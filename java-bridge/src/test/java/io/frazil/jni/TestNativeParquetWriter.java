@@ -5,9 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.frazil.arrow.IcebergArrowSchema;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
@@ -205,15 +211,46 @@ public class TestNativeParquetWriter {
     assertThat(failures).isEmpty();
   }
 
+  /**
+   * The panic export is only in the test build of the library ({@code native/test-hooks}: every
+   * export of the release library plus {@link NativeTestHooks}), so a child JVM loads that build in
+   * place of the bundled one and runs {@link PanicProbe}: a real Rust panic through the real JNI
+   * error mapping, three times, then a file from the same library. A crash fails this test with the
+   * child's output instead of taking the test JVM down.
+   */
   @Test
-  public void panicBecomesAJavaExceptionAndTheJvmLivesOn() {
-    NativeLoader.load();
-    for (int i = 0; i < 3; i += 1) {
-      assertThatThrownBy(
-              () -> NativeParquetWriter.panicForTest("boom".getBytes(StandardCharsets.UTF_8)))
-          .isInstanceOf(NativeWriterException.class)
-          .hasMessageContaining("native panic: boom");
+  public void panicBecomesAJavaExceptionAndTheJvmLivesOn() throws Exception {
+    Path library = Paths.get(System.getProperty("frazil.test.hooks.library", ""));
+    assertThat(library)
+        .as("the test build of the library (`make native-test-hooks`)")
+        .isRegularFile();
+    File log = Files.createTempFile("frazil-panic-probe", ".log").toFile();
+    Process process =
+        new ProcessBuilder(
+                List.of(
+                    Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xcheck:jni",
+                    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "-D" + NativeLoader.PATH_PROPERTY + "=" + library.toAbsolutePath(),
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    PanicProbe.class.getName()))
+            .redirectErrorStream(true)
+            .redirectOutput(log)
+            .start();
+    try {
+      assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("the probe finished").isTrue();
+    } finally {
+      process.destroyForcibly();
     }
-    writesAndFinishesAFile();
+    String output = Files.readString(log.toPath(), StandardCharsets.UTF_8);
+    assertThat(process.exitValue()).as(output).isZero();
+    for (int i = 1; i <= 3; i += 1) {
+      assertThat(output)
+          .contains(
+              "panic " + i + ": " + NativeWriterException.class.getName() + ": native panic: boom");
+    }
+    assertThat(output).contains("file written after the panics").doesNotContain("FATAL");
+    Files.delete(log.toPath());
   }
 }

@@ -1,8 +1,8 @@
 package io.frazil.validation;
 
 import io.frazil.flink.FrazilFlink;
-import io.frazil.jni.LoadedLibrary;
 import io.frazil.jni.NativeLoader;
+import io.frazil.testkit.LoadedLibrary;
 import io.frazil.testkit.ParityCases;
 import java.io.File;
 import java.io.IOException;
@@ -287,7 +287,7 @@ public final class Validate {
         dirtyPaths == null
             ? 0
             : Pattern.compile("\"[^\"]*\"").matcher(dirtyPaths).results().count();
-    LoadedLibrary loaded = LoadedLibrary.find();
+    LoadedLibrary loaded = LoadedLibrary.find(NativeLoader.bundledResource());
     String jarPath = "unknown";
     String jarSha = "unknown";
     try {

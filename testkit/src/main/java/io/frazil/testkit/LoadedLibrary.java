@@ -1,4 +1,4 @@
-package io.frazil.jni;
+package io.frazil.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +13,7 @@ import java.util.HexFormat;
  * Which Frazil library this JVM actually mapped (from {@code /proc/self/maps}) and its SHA-256:
  * what benchmark and validation records cite next to their numbers. The loader deletes the copy it
  * extracts from the jar right after loading, so a deleted mapping is hashed from the bundled
- * resource it was extracted from.
+ * resource it was extracted from. For bench and validation only: not part of the bridge's API.
  */
 public final class LoadedLibrary {
   /** The mapped path (and where it came from), or why it is unknown. */
@@ -27,8 +27,12 @@ public final class LoadedLibrary {
     this.sha256 = sha256;
   }
 
-  /** The library mapped now (call it after a native writer has run). */
-  public static LoadedLibrary find() {
+  /**
+   * The library mapped now (call it after a native writer has run). {@code bundledResource} is
+   * where the bridge jar bundles the library ({@code NativeLoader.bundledResource()}), looked up on
+   * this class's class path when the mapped copy was deleted.
+   */
+  public static LoadedLibrary find(String bundledResource) {
     String mapped = null;
     try {
       for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
@@ -48,12 +52,12 @@ public final class LoadedLibrary {
     if (!mapped.endsWith(" (deleted)") && Files.isRegularFile(path)) {
       return new LoadedLibrary(mapped, sha256(path));
     }
-    String resource = NativeLoader.bundledResource();
-    try (InputStream in = LoadedLibrary.class.getResourceAsStream(resource)) {
+    try (InputStream in = LoadedLibrary.class.getResourceAsStream(bundledResource)) {
       if (in == null) {
         return new LoadedLibrary(mapped, "unknown");
       }
-      return new LoadedLibrary(mapped + ", extracted from the jar's " + resource, sha256(in));
+      return new LoadedLibrary(
+          mapped + ", extracted from the jar's " + bundledResource, sha256(in));
     } catch (IOException e) {
       return new LoadedLibrary(mapped, "unknown");
     }
