@@ -4,7 +4,12 @@ import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.util.ValueVectorUtility;
+import org.apache.arrow.vector.complex.ListVector;
+import org.apache.arrow.vector.complex.MapVector;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.validate.ValidateUtil;
+import org.apache.arrow.vector.validate.ValidateVectorBufferVisitor;
+import org.apache.arrow.vector.validate.ValidateVectorTypeVisitor;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.FileAppender;
@@ -61,7 +66,9 @@ public final class FrazilArrowAppender extends NativeFileAppender<VectorSchemaRo
   private void checkBuffers(VectorSchemaRoot root) {
     for (FieldVector vector : root.getFieldVectors()) {
       try {
-        ValueVectorUtility.validate(vector);
+        // ValueVectorUtility.validate(vector), but a map column passes the type check.
+        vector.accept(new TypeCheck(), null);
+        vector.accept(new ValidateVectorBufferVisitor(), null);
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(
             "Arrow batch for "
@@ -71,6 +78,25 @@ public final class FrazilArrowAppender extends NativeFileAppender<VectorSchemaRo
                 + "': "
                 + e.getMessage());
       }
+    }
+  }
+
+  /**
+   * arrow-java's type check with one fix: a {@link MapVector} is a {@link ListVector} to visitors,
+   * and arrow-java 19 then requires the List type of it, refusing every map column.
+   */
+  private static final class TypeCheck extends ValidateVectorTypeVisitor {
+    @Override
+    public Void visit(ListVector vector, Void value) {
+      if (!(vector instanceof MapVector)) {
+        return super.visit(vector, value);
+      }
+      if (!(vector.getField().getType() instanceof ArrowType.Map)) {
+        throw new ValidateUtil.ValidateException(
+            "Incorrect arrow type for " + vector.getClass() + " : " + vector.getField().getType());
+      }
+      vector.getDataVector().accept(this, null);
+      return null;
     }
   }
 
