@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Files;
@@ -40,6 +41,9 @@ final class Arms {
 
     /** The footer {@code created_by} prefix this arm's files must carry. */
     String createdByPrefix();
+
+    /** Off the clock, before each {@link #write}: whatever the write consumes. */
+    default void prepare() {}
 
     /** Builds an appender, adds every row/batch, closes it: one complete Iceberg data file. */
     Written write(File file) throws IOException;
@@ -153,6 +157,81 @@ final class Arms {
   }
 
   /**
+   * Frazil's Arrow appender taking ownership of each batch ({@code buildArrowTakingOwnership}): it
+   * empties the batches it is fed, so each write gets a fresh copy of {@code batches} in new
+   * buffers of {@code allocator}, made in {@link Arm#prepare()} (off the clock; the first copy is
+   * compared with its original value by value). Freeing them once encoded is the appender's work,
+   * on the clock.
+   */
+  static Arm frazilArrowOwned(
+      Schema schema,
+      List<VectorSchemaRoot> batches,
+      BufferAllocator allocator,
+      Map<String, String> props,
+      MetricsConfig config) {
+    return new Arm() {
+      private List<VectorSchemaRoot> copies = List.of();
+      private boolean copyChecked = false;
+
+      @Override
+      public String name() {
+        return "frazil-owned";
+      }
+
+      @Override
+      public String createdByPrefix() {
+        return "frazil version";
+      }
+
+      @Override
+      public void prepare() {
+        closeCopies();
+        List<VectorSchemaRoot> made = new ArrayList<>(batches.size());
+        this.copies = made;
+        try {
+          for (VectorSchemaRoot batch : batches) {
+            VectorSchemaRoot copy = VectorSchemaRoot.create(batch.getSchema(), allocator);
+            made.add(copy);
+            copy.allocateNew(); // VectorAppender reads the target's first offset
+            VectorSchemaRootAppender.append(false, copy, batch);
+            if (!copyChecked) {
+              Guards.check(copy.equals(batch), "a copy of an Arrow batch differs from it");
+            }
+          }
+        } catch (RuntimeException e) {
+          closeCopies();
+          throw e;
+        }
+        this.copyChecked = true;
+      }
+
+      @Override
+      public Written write(File file) throws IOException {
+        FileAppender<VectorSchemaRoot> appender =
+            FrazilParquet.write(Files.localOutput(file))
+                .schema(schema)
+                .setAll(props)
+                .metricsConfig(config)
+                .overwrite()
+                .buildArrowTakingOwnership();
+        try {
+          return writeAll(appender, copies);
+        } finally {
+          // Emptied by the appender: closing them frees nothing.
+          closeCopies();
+        }
+      }
+
+      private void closeCopies() {
+        for (VectorSchemaRoot copy : copies) {
+          copy.close();
+        }
+        this.copies = List.of();
+      }
+    };
+  }
+
+  /**
    * The rows of one schema as Arrow batches of {@code batchRows} rows, built once before timing and
    * kept in (off-heap) memory. A row count that is not a multiple of the batch size gets its own
    * tail batch, so every cell is fed exactly its rows.
@@ -196,6 +275,10 @@ final class Arms {
         batches.add(tail.root());
       }
       return batches;
+    }
+
+    BufferAllocator allocator() {
+      return allocator;
     }
 
     long allocatedBytes() {

@@ -23,12 +23,12 @@ import org.apache.iceberg.flink.FlinkSchemaUtil;
  * Stock Iceberg's Parquet writer against Frazil, in one JVM, on identical pre-built rows.
  *
  * <p>For each cohort × schema × row count ("cell"): one verification write per arm whose footers
- * and contents are compared, then warm-ups and measured repetitions alternating stock, Frazil,
- * stock, Frazil. Each timed write builds an appender, adds all rows (or Arrow batches), closes it
- * and returns its Metrics; every file is then checked (footer {@code created_by}, row count, one
- * file) and deleted. Every iteration, warm-ups included, goes to {@code iterations.jsonl}; the
- * medians of the measured ones go to {@code results.md} and {@code ratios.svg}. See
- * bench/README.md.
+ * and contents are compared, then warm-ups and measured repetitions alternating stock and each
+ * Frazil arm (the arrow-input cohort has two: the caller keeping its batches, and handing them
+ * over). Each timed write builds an appender, adds all rows (or Arrow batches), closes it and
+ * returns its Metrics; every file is then checked (footer {@code created_by}, row count, one file)
+ * and deleted. Every iteration, warm-ups included, goes to {@code iterations.jsonl}; the medians of
+ * the measured ones go to {@code results.md} and {@code ratios.svg}. See bench/README.md.
  */
 public final class FileWriteBench {
   /** Both arms: zstd level 3, set explicitly (arrow-rs defaults to 1, parquet-java to 3). */
@@ -123,11 +123,18 @@ public final class FileWriteBench {
             for (int rowCount : options.rows) {
               List<RowData> rows = all.subList(0, rowCount);
               Arms.Arm stock = Arms.stock(schema, rowType, rows, PROPERTIES, metricsConfig);
-              Arms.Arm frazil =
-                  batches == null
-                      ? Arms.frazilRowData(schema, rowType, rows, PROPERTIES, metricsConfig)
-                      : Arms.frazilArrow(
-                          schema, batches.first(rowCount), PROPERTIES, metricsConfig);
+              List<Arms.Arm> frazil;
+              if (batches == null) {
+                frazil =
+                    List.of(Arms.frazilRowData(schema, rowType, rows, PROPERTIES, metricsConfig));
+              } else {
+                List<org.apache.arrow.vector.VectorSchemaRoot> first = batches.first(rowCount);
+                frazil =
+                    List.of(
+                        Arms.frazilArrow(schema, first, PROPERTIES, metricsConfig),
+                        Arms.frazilArrowOwned(
+                            schema, first, batches.allocator(), PROPERTIES, metricsConfig));
+              }
               if (!verified || options.warmups == 0) {
                 verify(cohort, schemaName, schema, rowCount, stock, frazil);
                 verified = true;
@@ -151,7 +158,7 @@ public final class FileWriteBench {
   /**
    * Before any timed write of a cohort × schema: each arm writes once, the footers must name the
    * right writer and the same row count, and (unless disabled) Iceberg's reader must return the
-   * same records from both files.
+   * same records from each Frazil arm's file as from stock's.
    */
   private void verify(
       String cohort,
@@ -159,29 +166,32 @@ public final class FileWriteBench {
       Schema schema,
       int rowCount,
       Arms.Arm stock,
-      Arms.Arm frazil)
+      List<Arms.Arm> frazilArms)
       throws IOException {
     File stockFile = workDir.resolve("verify-stock.parquet").toFile();
-    File frazilFile = workDir.resolve("verify-frazil.parquet").toFile();
     Iteration a = timed(cohort, schemaName, rowCount, stock, "verify", 0, stockFile, false);
-    Iteration b = timed(cohort, schemaName, rowCount, frazil, "verify", 0, frazilFile, false);
-    Guards.check(
-        a.footerRows == b.footerRows,
-        "[%s %s] stock wrote %d rows, Frazil %d",
-        cohort,
-        schemaName,
-        a.footerRows,
-        b.footerRows);
-    String content = "content not compared (--no-verify-content)";
-    if (options.verifyContent) {
-      long same = Guards.sameContent(stockFile, frazilFile, schema);
-      content = String.format(Locale.ROOT, "%,d records read back identical", same);
+    for (Arms.Arm frazil : frazilArms) {
+      File frazilFile = workDir.resolve("verify-" + frazil.name() + ".parquet").toFile();
+      Iteration b = timed(cohort, schemaName, rowCount, frazil, "verify", 0, frazilFile, false);
+      Guards.check(
+          a.footerRows == b.footerRows,
+          "[%s %s] stock wrote %d rows, %s %d",
+          cohort,
+          schemaName,
+          a.footerRows,
+          frazil.name(),
+          b.footerRows);
+      String content = "content not compared (--no-verify-content)";
+      if (options.verifyContent) {
+        long same = Guards.sameContent(stockFile, frazilFile, schema);
+        content = String.format(Locale.ROOT, "%,d records read back identical", same);
+      }
+      Files.deleteIfExists(frazilFile.toPath());
+      System.out.printf(
+          "[%s %s] verified: stock created_by '%s', %s created_by '%s', %,d rows each, %s%n",
+          cohort, schemaName, a.createdBy, frazil.name(), b.createdBy, a.footerRows, content);
     }
     Files.deleteIfExists(stockFile.toPath());
-    Files.deleteIfExists(frazilFile.toPath());
-    System.out.printf(
-        "[%s %s] verified: stock created_by '%s', Frazil created_by '%s', %,d rows each, %s%n",
-        cohort, schemaName, a.createdBy, b.createdBy, a.footerRows, content);
 
     if (nativeLibrary == null) {
       this.nativeLibrary = Guards.describeNativeLibrary(notes);
@@ -189,24 +199,26 @@ public final class FileWriteBench {
     }
   }
 
-  /** Warm-ups then measured repetitions, alternating stock and Frazil. */
+  /** Warm-ups then measured repetitions, alternating stock and each Frazil arm. */
   private void runCell(
-      String cohort, String schemaName, int rowCount, Arms.Arm stock, Arms.Arm frazil)
+      String cohort, String schemaName, int rowCount, Arms.Arm stock, List<Arms.Arm> frazilArms)
       throws IOException {
-    File stockFile = workDir.resolve("stock.parquet").toFile();
-    File frazilFile = workDir.resolve("frazil.parquet").toFile();
     int reps = options.repsFor(rowCount);
     System.out.printf(
         "[%s %s %,d rows] %d warm-up + %d measured per arm, alternating%n",
         cohort, schemaName, rowCount, options.warmups, reps);
-    for (int rep = 0; rep < options.warmups; rep++) {
-      timed(cohort, schemaName, rowCount, stock, "warmup", rep, stockFile, true);
-      timed(cohort, schemaName, rowCount, frazil, "warmup", rep, frazilFile, true);
+    for (int rep = 0; rep < options.warmups + reps; rep++) {
+      String phase = rep < options.warmups ? "warmup" : "measured";
+      int index = rep < options.warmups ? rep : rep - options.warmups;
+      timed(cohort, schemaName, rowCount, stock, phase, index, file(stock), true);
+      for (Arms.Arm frazil : frazilArms) {
+        timed(cohort, schemaName, rowCount, frazil, phase, index, file(frazil), true);
+      }
     }
-    for (int rep = 0; rep < reps; rep++) {
-      timed(cohort, schemaName, rowCount, stock, "measured", rep, stockFile, true);
-      timed(cohort, schemaName, rowCount, frazil, "measured", rep, frazilFile, true);
-    }
+  }
+
+  private File file(Arms.Arm arm) {
+    return workDir.resolve(arm.name() + ".parquet").toFile();
   }
 
   /** One timed write, then (off the clock) its checks, its record and the file's deletion. */
@@ -220,6 +232,7 @@ public final class FileWriteBench {
       File file,
       boolean delete)
       throws IOException {
+    arm.prepare();
     // Garbage left by the previous arm is collected here, not during this arm's clock.
     long preGcMs = Clock.collectGarbage(options.gcBetween);
     Clock started = Clock.start();
@@ -333,7 +346,7 @@ public final class FileWriteBench {
     }
     md.append(
         "Each cell: one verification write per arm (footers and read-back records compared), then"
-            + " warm-ups and measured repetitions alternating stock, Frazil, stock, Frazil …, all"
+            + " warm-ups and measured repetitions alternating stock, Frazil (each Frazil arm), stock …, all"
             + " in one JVM on the same pre-built rows; `System.gc()` before every write. Medians"
             + " of the measured repetitions, [min–max] over them. Ratios are stock / Frazil of"
             + " the medians (> 1 means Frazil is faster), bracketed by the extreme range (stock"

@@ -56,18 +56,24 @@ final class Report {
     }
   }
 
-  /** The measured iterations of one cohort × schema × row count, per arm. */
+  /**
+   * The measured iterations of one cohort × schema × row count for one Frazil arm, with the stock
+   * iterations of that cohort × schema × row count (shared by all Frazil arms of a cell).
+   */
   static final class Cell {
     final String cohort;
     final String schema;
     final int rows;
-    final List<Iteration> stock = new ArrayList<>();
+    final String arm;
+    final List<Iteration> stock;
     final List<Iteration> frazil = new ArrayList<>();
 
-    Cell(String cohort, String schema, int rows) {
+    Cell(String cohort, String schema, int rows, String arm, List<Iteration> stock) {
       this.cohort = cohort;
       this.schema = schema;
       this.rows = rows;
+      this.arm = arm;
+      this.stock = stock;
     }
 
     Ratio wall() {
@@ -81,19 +87,36 @@ final class Report {
     String label() {
       return cohort + " / " + schema + " / " + String.format(Locale.ROOT, "%,d", rows);
     }
+
+    /** True when {@code other} is the same cohort × schema × row count (another Frazil arm). */
+    boolean sameCellAs(Cell other) {
+      return other != null
+          && other.cohort.equals(cohort)
+          && other.schema.equals(schema)
+          && other.rows == rows;
+    }
   }
 
+  /** One cell per cohort × schema × row count × Frazil arm, in the order they were run. */
   static List<Cell> cells(List<Iteration> iterations) {
+    Map<String, List<Iteration>> stock = new LinkedHashMap<>();
     Map<String, Cell> cells = new LinkedHashMap<>();
     for (Iteration it : iterations) {
       if (!it.measured()) {
         continue;
       }
-      Cell cell =
-          cells.computeIfAbsent(
-              it.cohort + "|" + it.schema + "|" + it.rows,
-              k -> new Cell(it.cohort, it.schema, it.rows));
-      ("stock".equals(it.arm) ? cell.stock : cell.frazil).add(it);
+      String key = it.cohort + "|" + it.schema + "|" + it.rows;
+      List<Iteration> stockOfCell = stock.computeIfAbsent(key, k -> new ArrayList<>());
+      if ("stock".equals(it.arm)) {
+        stockOfCell.add(it);
+      } else {
+        cells
+            .computeIfAbsent(
+                key + "|" + it.arm,
+                k -> new Cell(it.cohort, it.schema, it.rows, it.arm, stockOfCell))
+            .frazil
+            .add(it);
+      }
     }
     List<Cell> complete = new ArrayList<>();
     for (Cell cell : cells.values()) {
@@ -126,9 +149,13 @@ final class Report {
               + " | thread CPU ms | alloc MB/iter | alloc B/row | output MB | M rows/s"
               + " | wall stock/Frazil | CPU stock/Frazil | alloc Frazil/stock |\n");
       md.append("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+      Cell previous = null;
       for (Cell cell : cohortCells) {
-        row(md, cell, cell.stock, null);
+        if (!cell.sameCellAs(previous)) {
+          row(md, cell, cell.stock, null);
+        }
         row(md, cell, cell.frazil, cell);
+        previous = cell;
       }
       md.append('\n');
     }
@@ -139,7 +166,10 @@ final class Report {
     return BenchOptions.FILE_WRITE.equals(cohort)
         ? "Flink RowData in → closed Iceberg data file + Metrics out (both arms)"
         : "stock writer on RowData against Frazil's Arrow appender on the same rows, pre-built"
-            + " as 8,192-row Arrow batches before timing";
+            + " as 8,192-row Arrow batches before timing: `frazil` keeps each batch the"
+            + " caller's (`buildArrow`, no overlap), `frazil-owned` takes it"
+            + " (`buildArrowTakingOwnership`, up to two batches in flight; a fresh copy of the"
+            + " batches is made before each timed write)";
   }
 
   private static void row(StringBuilder md, Cell cell, List<Iteration> its, Cell ratios) {
@@ -284,6 +314,12 @@ final class Report {
           fmt2(
               "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
               mid, top + plot + 50, escape(cell.cohort)));
+      if (!"frazil".equals(cell.arm)) {
+        svg.append(
+            fmt2(
+                "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
+                mid, top + plot + 66, escape(cell.arm)));
+      }
     }
     svg.append("</svg>\n");
     Files.writeString(file, svg.toString(), StandardCharsets.UTF_8);

@@ -108,11 +108,36 @@ public final class FrazilParquet {
           budget());
     }
 
-    /** An appender of Arrow batches laid out as {@code IcebergArrowSchema.convert(schema)}. */
+    /**
+     * An appender of Arrow batches laid out as {@code IcebergArrowSchema.convert(schema)}; the
+     * caller keeps ownership of each batch: {@code add} returns once native code has encoded it and
+     * let go of it, so the root may be refilled or freed at once (no overlap with the encoder).
+     */
     public FrazilArrowAppender buildArrow() {
+      return buildArrow(false);
+    }
+
+    /**
+     * An appender of Arrow batches laid out as {@code IcebergArrowSchema.convert(schema)} that
+     * takes ownership of each batch: {@code add} transfers the root's buffers to the appender (no
+     * copy) and leaves the root empty, and native code keeps encoding up to two batches after
+     * {@code add} returns, as for RowData input. The buffers' root allocator must outlive the
+     * appender. See {@link FrazilArrowAppender} for both contracts.
+     */
+    public FrazilArrowAppender buildArrowTakingOwnership() {
+      return buildArrow(true);
+    }
+
+    private FrazilArrowAppender buildArrow(boolean takeOwnership) {
       Preconditions.checkArgument(schema != null, "Schema is required");
       return new FrazilArrowAppender(
-          file, schema, Maps.newHashMap(properties), metricsConfig, overwrite, budget());
+          file,
+          schema,
+          Maps.newHashMap(properties),
+          metricsConfig,
+          overwrite,
+          budget(),
+          takeOwnership);
     }
 
     /** The budget this file's memory counts against; null when the table or process opts out. */

@@ -32,15 +32,6 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   private final int batchRows;
 
   /**
-   * Batches native code may still be encoding while rows are copied into the next one: the slowest
-   * column may lag the others by a batch (see native/src/encoder.rs), so the appender may own one
-   * more batch than that. It allocates another only when native code still uses all it has: with
-   * many open files, a file's previous batch is usually encoded by the time it fills the next, and
-   * the file then owns two.
-   */
-  static final int BATCHES_IN_FLIGHT = 2;
-
-  /**
    * Room a new batch starts with; it grows as rows arrive, up to {@code batchRows}. A file that
    * gets few rows (one of many open partitions) then holds little.
    */
@@ -63,7 +54,10 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   // This file's batches: `batch` is being filled (null until the next row needs one), `inFlight`
   // were handed to native code (oldest first), `spare` are free to refill. Created as first
-  // needed, again after the budget shed them.
+  // needed, again after the budget shed them. Up to BATCHES_IN_FLIGHT may be encoding while rows
+  // are copied into the next, so the file may own one more than that; it allocates another only
+  // when native code still uses all it has (with many open files, a file's previous batch is
+  // usually encoded by the time it fills the next, and the file then owns two).
   private final ArrayDeque<RowDataArrowWriter> inFlight = new ArrayDeque<>(BATCHES_IN_FLIGHT + 1);
   private final ArrayDeque<RowDataArrowWriter> spare = new ArrayDeque<>(BATCHES_IN_FLIGHT + 1);
   private RowDataArrowWriter batch;

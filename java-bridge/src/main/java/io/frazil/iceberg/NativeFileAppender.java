@@ -26,6 +26,13 @@ abstract class NativeFileAppender<D> implements FileAppender<D> {
   private static final Logger LOG = LoggerFactory.getLogger(NativeFileAppender.class);
   private static final Metrics EMPTY_METRICS = new Metrics(0L, null, null, null, null);
 
+  /**
+   * Batches native code may still be encoding when {@code add} returns, where the appender owns the
+   * batches it writes: the slowest column may lag the others by a batch (see
+   * native/src/encoder.rs).
+   */
+  static final int BATCHES_IN_FLIGHT = 2;
+
   final OutputFile file;
   final Schema schema;
   final Map<String, String> properties;

@@ -88,17 +88,7 @@ final class NativeFileWriter implements AutoCloseable {
     if (root.getRowCount() == 0) {
       return;
     }
-    // The C Data array carries no types: native code imports it with the writer's schema, so a
-    // batch of any other layout must be refused here, before its buffers are read.
-    if (!arrowSchema.equals(root.getSchema())) {
-      throw new IllegalArgumentException(
-          "Batch schema "
-              + root.getSchema()
-              + " does not match the writer's schema "
-              + arrowSchema
-              + " for "
-              + file.location());
-    }
+    checkSchema(root);
     try {
       Data.exportVectorSchemaRoot(allocator, root, null, exportedBatch);
       this.estimatedLength = nativeWriter.writeBatch(exportedBatch.memoryAddress(), keep);
@@ -108,6 +98,27 @@ final class NativeFileWriter implements AutoCloseable {
       releaseIfNotTaken(exportedBatch);
     }
     drainToStream();
+  }
+
+  /** The Arrow schema every batch must have: {@code IcebergArrowSchema.convert(schema)}. */
+  org.apache.arrow.vector.types.pojo.Schema arrowSchema() {
+    return arrowSchema;
+  }
+
+  /**
+   * Refuses a batch of another layout. The C Data array carries no types: native code imports it
+   * with the writer's schema, so this must happen before its buffers are read.
+   */
+  void checkSchema(VectorSchemaRoot root) {
+    if (!arrowSchema.equals(root.getSchema())) {
+      throw new IllegalArgumentException(
+          "Batch schema "
+              + root.getSchema()
+              + " does not match the writer's schema "
+              + arrowSchema
+              + " for "
+              + file.location());
+    }
   }
 
   /**

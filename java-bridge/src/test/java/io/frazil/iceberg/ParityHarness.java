@@ -1,10 +1,14 @@
 package io.frazil.iceberg;
 
+import io.frazil.arrow.RowDataArrowWriter;
 import io.frazil.testkit.StockParquet;
 import java.io.File;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.table.data.RowData;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -13,6 +17,7 @@ import org.apache.iceberg.Metrics;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
@@ -72,6 +77,51 @@ public final class ParityHarness {
             .batchRows(batchRows)
             .buildRowData();
     return finish(file, appender, rows);
+  }
+
+  /**
+   * Frazil's Arrow appender, fed the rows as Arrow batches of {@code batchRows} rows built by one
+   * reused {@link RowDataArrowWriter}: refilled in place after each {@code add} under the caller's
+   * contract, and given new buffers ({@code allocateNew}) after {@code add} emptied it when {@code
+   * takeOwnership}. The batches' allocator must hold nothing once the writer is closed (else its
+   * close fails the write).
+   */
+  public static Written writeFrazilArrow(
+      File file,
+      Schema schema,
+      List<RowData> rows,
+      Map<String, String> props,
+      MetricsConfig config,
+      int batchRows,
+      boolean takeOwnership)
+      throws IOException {
+    FrazilParquet.WriteBuilder builder =
+        FrazilParquet.write(Files.localOutput(file))
+            .schema(schema)
+            .setAll(props)
+            .metricsConfig(config)
+            .overwrite();
+    FrazilArrowAppender appender =
+        takeOwnership ? builder.buildArrowTakingOwnership() : builder.buildArrow();
+    try (BufferAllocator allocator = new RootAllocator();
+        RowDataArrowWriter batch =
+            new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), allocator)) {
+      try (FileAppender<VectorSchemaRoot> closing = appender) {
+        for (int start = 0; start < rows.size(); start += batchRows) {
+          batch.reset();
+          for (RowData row : rows.subList(start, Math.min(rows.size(), start + batchRows))) {
+            batch.write(row);
+          }
+          batch.finishBatch();
+          closing.add(batch.root());
+          if (takeOwnership) {
+            // Arrow's rule after a transfer: allocate before refilling.
+            batch.root().allocateNew();
+          }
+        }
+      }
+    }
+    return new Written(file, appender.metrics(), appender.splitOffsets(), appender.length());
   }
 
   private static Written finish(File file, FileAppender<RowData> appender, List<RowData> rows)
