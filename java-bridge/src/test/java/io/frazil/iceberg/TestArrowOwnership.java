@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.frazil.arrow.IcebergArrowSchema;
 import io.frazil.jni.NativeParquetWriter;
-import io.frazil.testkit.ExceptionGraph;
-import io.frazil.testkit.ParityCases;
 import io.frazil.testkit.RowDataGenerator;
 import java.io.File;
 import java.io.IOException;
@@ -17,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -35,7 +32,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -65,22 +61,8 @@ public class TestArrowOwnership {
     assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
   }
 
-  static Stream<Arguments> cases() {
-    return ParityCases.cases().stream()
-        .map(
-            c ->
-                Arguments.of(
-                    c.schemaName(),
-                    c.schema(),
-                    c.nullRate(),
-                    c.rows(),
-                    c.props(),
-                    c.metricsName(),
-                    c.metrics()));
-  }
-
   @ParameterizedTest(name = "{0} nulls={2} rows={3} props={4} metrics={5}")
-  @MethodSource("cases")
+  @MethodSource("io.frazil.iceberg.TestParquetParity#cases")
   public void bothArrowContractsWriteWhatStockWrites(
       String name,
       Schema schema,
@@ -333,25 +315,9 @@ public class TestArrowOwnership {
     root.setRowCount(rows);
   }
 
-  /**
-   * What Iceberg's writers do when {@code add} throws: close the appender and attach what close
-   * throws to the original as suppressed; the graph must stay acyclic, the file unreported.
-   */
+  /** Iceberg's handling of a failed add (see {@link IcebergWriterFailure}). */
   private static Throwable failLikeIcebergsWriter(Runnable add, FrazilArrowAppender appender) {
-    Throwable original = null;
-    try {
-      add.run();
-    } catch (Throwable t) {
-      original = t;
-      try {
-        appender.close();
-      } catch (Throwable closeFailure) {
-        original.addSuppressed(closeFailure);
-      }
-    }
-    assertThat(original).as("the write failed").isNotNull();
-    ExceptionGraph.assertAcyclic(original);
-    assertThat(original.getSuppressed()).as("close() failed too").isNotEmpty();
+    Throwable original = IcebergWriterFailure.afterFailedAdd(add, appender::close);
     assertThat(original.getSuppressed()[original.getSuppressed().length - 1])
         .isInstanceOf(IOException.class)
         .hasNoCause()

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.frazil.arrow.IcebergArrowSchema;
 import io.frazil.jni.NativeParquetWriter;
-import io.frazil.testkit.ExceptionGraph;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,26 +64,11 @@ public class TestFailureHandling {
         .hasMessageContaining("an earlier write failed");
   }
 
-  /**
-   * What Iceberg's writers do when {@code add} throws: close the appender and attach what close
-   * throws to the original as suppressed. The result must stay acyclic (Flink walks it recursively
-   * and a cycle takes the TaskManager down) and still say what went wrong first.
-   */
-  private static Throwable failLikeIcebergsWriter(Runnable add, AutoCloseableAppender appender) {
-    Throwable original = null;
-    try {
-      add.run();
-    } catch (Throwable t) {
-      original = t;
-      try {
-        appender.close();
-      } catch (Throwable closeFailure) {
-        original.addSuppressed(closeFailure);
-      }
-    }
-    assertThat(original).as("the write failed").isNotNull();
-    ExceptionGraph.assertAcyclic(original);
-    assertThat(original.getSuppressed()).as("close() failed too").hasSize(1);
+  /** Iceberg's handling of a failed add (see {@link IcebergWriterFailure}), close failing once. */
+  private static Throwable failLikeIcebergsWriter(
+      Runnable add, IcebergWriterFailure.Closer appender) {
+    Throwable original = IcebergWriterFailure.afterFailedAdd(add, appender);
+    assertThat(original.getSuppressed()).as("close() failed once").hasSize(1);
     Throwable closeFailure = original.getSuppressed()[0];
     assertThat(closeFailure)
         .isInstanceOf(IOException.class)
@@ -92,11 +76,6 @@ public class TestFailureHandling {
         .hasMessageContaining("an earlier write failed")
         .hasMessageContaining(original.getMessage());
     return original;
-  }
-
-  /** {@code close()} of either appender. */
-  private interface AutoCloseableAppender {
-    void close() throws IOException;
   }
 
   @Test
