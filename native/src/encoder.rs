@@ -41,7 +41,7 @@ use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
-    ArrowRowGroupWriterFactory,
+    ArrowRowGroupWriterFactory, PageStoreFactory,
 };
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
@@ -294,6 +294,12 @@ pub trait Sink: Write + Send {
     /// Makes room for `additional` bytes about to be written (a whole row group), so a growing
     /// buffer copies them once instead of reallocating as they come.
     fn reserve(&mut self, _additional: usize) {}
+
+    /// Where the column writers should keep their finished pages, when the sink can take them
+    /// over without copying (see [`crate::output`]); arrow-rs's in-memory store otherwise.
+    fn page_store_factory(&mut self) -> Option<Arc<dyn PageStoreFactory>> {
+        None
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -326,15 +332,19 @@ pub struct ColumnParallelEncoder<W: Sink> {
 impl<W: Sink> ColumnParallelEncoder<W> {
     /// An encoder cutting row groups at `row_group_bytes` held by the column writers.
     pub fn try_new(
-        sink: W,
+        mut sink: W,
         schema: SchemaRef,
         descriptor: &SchemaDescriptor,
         properties: WriterProperties,
         row_group_bytes: usize,
     ) -> Result<Self> {
+        let page_stores = sink.page_store_factory();
         let file = SerializedFileWriter::new(sink, descriptor.root_schema_ptr(), properties.into())
             .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
-        let factory = ArrowRowGroupWriterFactory::new(&file, schema.clone());
+        let mut factory = ArrowRowGroupWriterFactory::new(&file, schema.clone());
+        if let Some(page_stores) = page_stores {
+            factory = factory.with_page_store_factory(page_stores);
+        }
         Ok(Self {
             schema,
             file,

@@ -36,6 +36,7 @@ pub mod error;
 pub mod ffi;
 pub mod jni;
 pub mod options;
+pub mod output;
 pub mod pipeline;
 pub mod pool;
 pub mod schema;

@@ -31,8 +31,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::VecDeque;
-use std::io::Write;
 use std::sync::Arc;
 
 use arrow::array::{make_array, Array, AsArray, MutableArrayData, RecordBatch};
@@ -42,9 +40,10 @@ use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
 use parquet::schema::types::SchemaDescriptor;
 
 use crate::dictionary;
-use crate::encoder::{BatchDone, ColumnParallelEncoder, Sink};
+use crate::encoder::{BatchDone, ColumnParallelEncoder};
 use crate::error::{NativeError, Result};
 use crate::options::WriterOptions;
+use crate::output::OutputBuffer;
 use crate::schema::parquet_schema;
 use crate::stats::{summarize, FileSummary, FloatTracker};
 
@@ -85,120 +84,6 @@ fn check_decimal_precision(name: &str, array: &dyn Array) -> Result<()> {
             check_decimal_precision(&format!("{name}.value"), entries.column(1).as_ref())
         }
         _ => Ok(()),
-    }
-}
-
-/// The largest drained segment an open file keeps for its next bytes; larger ones are freed (a
-/// thousand open files each keeping more would add up, and the memory budget could not shed it).
-const RETAINED_OUTPUT_CAPACITY: usize = 8 << 10;
-
-/// The smallest segment allocated for small writes (the magic, the footer); a row group reserves
-/// its exact size.
-const MIN_SEGMENT: usize = 8 << 10;
-
-/// In-memory sink for encoded bytes, drained by the caller between calls.
-///
-/// Bytes are kept in segments that never grow once full: a row group of a hundred megabytes is
-/// copied in once (its size is reserved up front, see [`Sink::reserve`]), and the footer written
-/// after it goes to a segment of its own instead of reallocating, and copying, the whole row group.
-#[derive(Debug, Default)]
-pub struct OutputBuffer {
-    segments: VecDeque<Vec<u8>>,
-    /// Bytes of the front segment already drained.
-    read: usize,
-}
-
-impl OutputBuffer {
-    /// Bytes written but not yet drained.
-    pub fn pending(&self) -> usize {
-        self.segments.iter().map(Vec::len).sum::<usize>() - self.read
-    }
-
-    /// Copies up to `dst.len()` pending bytes into `dst`, returning how many were copied.
-    pub fn drain_into(&mut self, dst: &mut [u8]) -> usize {
-        let mut copied = 0;
-        while copied < dst.len() {
-            let chunk = self.peek(dst.len() - copied);
-            let n = chunk.len();
-            if n == 0 {
-                break;
-            }
-            dst[copied..copied + n].copy_from_slice(chunk);
-            self.consume(n);
-            copied += n;
-        }
-        copied
-    }
-
-    /// Up to `max` pending bytes (from one segment: call again for more).
-    pub fn peek(&self, max: usize) -> &[u8] {
-        match self.segments.front() {
-            Some(front) => {
-                let n = (front.len() - self.read).min(max);
-                &front[self.read..self.read + n]
-            }
-            None => &[],
-        }
-    }
-
-    /// Drops the first `n` pending bytes (at most the length [`Self::peek`] returned).
-    pub fn consume(&mut self, n: usize) {
-        let Some(front) = self.segments.front_mut() else {
-            return;
-        };
-        self.read = (self.read + n).min(front.len());
-        if self.read < front.len() {
-            return;
-        }
-        self.read = 0;
-        let mut drained = self.segments.pop_front().expect("front segment");
-        // Keep one small segment for the next bytes; a large one would stay with the file until
-        // it closes, which a thousand open files cannot afford.
-        if self.segments.is_empty() && drained.capacity() <= RETAINED_OUTPUT_CAPACITY {
-            drained.clear();
-            self.segments.push_back(drained);
-        }
-    }
-
-    /// Bytes this buffer holds (its allocations).
-    pub fn capacity(&self) -> usize {
-        self.segments.iter().map(Vec::capacity).sum()
-    }
-
-    /// A segment with room for `additional` more bytes at the back.
-    fn room_for(&mut self, additional: usize) -> &mut Vec<u8> {
-        let fits = self
-            .segments
-            .back()
-            .is_some_and(|last| last.capacity() - last.len() >= additional);
-        if !fits {
-            // The only empty segment there can be is the one kept after a drain, alone: replace
-            // it, so no empty segment ever sits in front of pending bytes.
-            if self.segments.back().is_some_and(Vec::is_empty) {
-                self.segments.pop_back();
-            }
-            self.segments
-                .push_back(Vec::with_capacity(additional.max(MIN_SEGMENT)));
-        }
-        self.segments.back_mut().expect("a segment")
-    }
-}
-
-impl Sink for OutputBuffer {
-    fn reserve(&mut self, additional: usize) {
-        self.room_for(additional);
-    }
-}
-
-impl Write for OutputBuffer {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        // A write that does not fit the last segment starts a new one (never a reallocation).
-        self.room_for(data.len()).extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -552,39 +437,6 @@ mod tests {
         );
         assert_eq!(summary.split_offsets, offsets);
         assert_eq!(ids, (0..120_150).collect::<Vec<i64>>());
-    }
-
-    #[test]
-    fn the_output_buffer_hands_out_every_byte_in_order_and_keeps_little() {
-        let mut out = OutputBuffer::default();
-        let mut expected = Vec::new();
-        let mut drained = Vec::new();
-        let mut chunk = [0u8; 1000];
-        for round in 0..3usize {
-            out.write_all(b"PAR1").unwrap();
-            expected.extend_from_slice(b"PAR1");
-            // A reserved row group, written in pieces, then small writes after it.
-            out.reserve(300_000);
-            for piece in 0..300 {
-                let bytes = vec![(round * 7 + piece) as u8; 1000];
-                out.write_all(&bytes).unwrap();
-                expected.extend_from_slice(&bytes);
-            }
-            let tail = vec![round as u8; 70_000 + round];
-            out.write_all(&tail).unwrap();
-            expected.extend_from_slice(&tail);
-            assert_eq!(out.pending(), expected.len() - drained.len());
-            loop {
-                let n = out.drain_into(&mut chunk[..997]);
-                if n == 0 {
-                    break;
-                }
-                drained.extend_from_slice(&chunk[..n]);
-            }
-            assert_eq!(out.pending(), 0);
-            assert!(out.capacity() <= RETAINED_OUTPUT_CAPACITY);
-        }
-        assert_eq!(drained, expected);
     }
 
     #[test]
