@@ -251,8 +251,7 @@ public final class FanoutTrial {
         }
       }
     } finally {
-      if (!Boolean.getBoolean("bench.keep")) RunFacts.deleteTree(warehouse);
-      else System.out.println("KEPT " + warehouse);
+      RunFacts.deleteTree(warehouse);
     }
     return out;
   }
