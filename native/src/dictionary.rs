@@ -5,8 +5,9 @@
 //! re-encodes that page as PLAIN and never uses the dictionary for the chunk. arrow-rs has no
 //! such check: it keeps a dictionary until the dictionary page limit, so a column of distinct
 //! values (timestamps, ids) is stored once as dictionary pages and again as plain pages — files
-//! 30–40% larger than Iceberg Java's. Frazil applies parquet-java's rule to the first batch of
-//! a file and switches the dictionary off for the columns where it does not pay.
+//! 30–40% larger than Iceberg Java's. Frazil applies parquet-java's rule to a file's first page
+//! of rows (page-row-limit rows, or fewer once one column holds page-size bytes; see
+//! [`crate::writer`]) and switches the dictionary off for the columns where it does not pay.
 
 use std::collections::HashSet;
 use std::hash::Hash;

@@ -291,10 +291,6 @@ fn close_column_group(
 
 /// Where an encoder's bytes go.
 pub trait Sink: Write + Send {
-    /// Makes room for `additional` bytes about to be written (a whole row group), so a growing
-    /// buffer copies them once instead of reallocating as they come.
-    fn reserve(&mut self, _additional: usize) {}
-
     /// Where the column writers should keep their finished pages, when the sink can take them
     /// over without copying (see [`crate::output`]); arrow-rs's in-memory store otherwise.
     fn page_store_factory(&mut self) -> Option<Arc<dyn PageStoreFactory>> {
@@ -302,11 +298,7 @@ pub trait Sink: Write + Send {
     }
 }
 
-impl Sink for Vec<u8> {
-    fn reserve(&mut self, additional: usize) {
-        Vec::reserve(self, additional);
-    }
-}
+impl Sink for Vec<u8> {}
 
 /// Writes row groups of one Parquet file into `W`.
 pub struct ColumnParallelEncoder<W: Sink> {
@@ -567,13 +559,6 @@ impl<W: Sink> ColumnParallelEncoder<W> {
             chunks.extend(closed);
         }
         chunks.sort_by_key(|(i, _)| *i);
-        let chunk_bytes = chunks
-            .iter()
-            .map(|(_, chunk)| {
-                usize::try_from(chunk.close().metadata.compressed_size()).unwrap_or(0)
-            })
-            .sum();
-        self.file.inner_mut().reserve(chunk_bytes);
         let mut row_group = self
             .file
             .next_row_group()

@@ -77,6 +77,12 @@ impl WriterOptions {
         self.usize_prop(PAGE_ROW_LIMIT, DEFAULT_PAGE_ROW_LIMIT)
     }
 
+    /// Target bytes per data page (`write.parquet.page-size-bytes`); parquet-java's first page,
+    /// and so its dictionary decision, also ends when one column holds this many bytes.
+    pub fn page_size_bytes(&self) -> Result<usize> {
+        self.usize_prop(PAGE_SIZE, DEFAULT_PAGE_SIZE)
+    }
+
     fn usize_prop(&self, key: &str, default: usize) -> Result<usize> {
         match self.properties.get(key) {
             None => Ok(default),
@@ -154,7 +160,7 @@ impl WriterOptions {
             ))
             // Iceberg cuts row groups by bytes only; lift arrow-rs's 1 Mi-row default.
             .set_max_row_group_row_count(None)
-            .set_data_page_size_limit(self.usize_prop(PAGE_SIZE, DEFAULT_PAGE_SIZE)?)
+            .set_data_page_size_limit(self.page_size_bytes()?)
             .set_data_page_row_count_limit(self.usize_prop(PAGE_ROW_LIMIT, DEFAULT_PAGE_ROW_LIMIT)?)
             .set_dictionary_page_size_limit(self.usize_prop(DICT_SIZE, DEFAULT_DICT_SIZE)?)
             .set_statistics_enabled(EnabledStatistics::Page)

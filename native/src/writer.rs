@@ -61,6 +61,19 @@ fn deep_copy(batch: &RecordBatch) -> Result<RecordBatch> {
         .map_err(|e| NativeError::arrow("copying a batch", e))
 }
 
+/// Appends the bytes of each leaf column of `array` (struct fields visited in order; a list or
+/// map counts as one), as Arrow holds them: close to their plain encoded size.
+fn leaf_bytes(array: &dyn Array, out: &mut Vec<usize>) {
+    match array.data_type() {
+        DataType::Struct(_) => {
+            for child in array.as_struct().columns() {
+                leaf_bytes(child.as_ref(), out);
+            }
+        }
+        _ => out.push(array.to_data().get_slice_memory_size().unwrap_or(0)),
+    }
+}
+
 /// Rejects decimal values with more digits than their column's precision: the encoder would
 /// otherwise cut them to the Parquet width and store a different number.
 fn check_decimal_precision(name: &str, array: &dyn Array) -> Result<()> {
@@ -98,7 +111,11 @@ pub struct NativeParquetWriter {
     /// Copies of the batches seen before the writer exists (at most one page of rows).
     first_rows: Vec<RecordBatch>,
     first_row_count: usize,
+    /// Bytes of each leaf column in `first_rows` (see [`leaf_bytes`]).
+    first_leaf_bytes: Vec<usize>,
+    /// The first page ends at this many rows or when one column holds `decision_bytes`.
     decision_rows: usize,
+    decision_bytes: usize,
     row_group_bytes: usize,
     floats: Option<FloatTracker>,
     summary: Option<FileSummary>,
@@ -120,7 +137,9 @@ impl NativeParquetWriter {
             writer: None,
             first_rows: Vec::new(),
             first_row_count: 0,
+            first_leaf_bytes: Vec::new(),
             decision_rows: options.page_row_limit()?,
+            decision_bytes: options.page_size_bytes()?,
             row_group_bytes: options.row_group_bytes()?,
             summary: None,
         })
@@ -187,10 +206,23 @@ impl NativeParquetWriter {
             return writer.write(batch);
         }
         // Until a page's worth of rows is in, keep copies (the caller's buffers are released
-        // when this returns), then choose the dictionary columns from all of them.
-        self.first_rows.push(deep_copy(batch)?);
+        // when this returns), then choose the dictionary columns from all of them. Like
+        // parquet-java's first page, that is page-row-limit rows or, sooner, page-size bytes in
+        // one column: wide rows are then held for a page, not for thousands of rows, and most
+        // files are encoded while rows arrive instead of at close.
+        let copy = deep_copy(batch)?;
+        let mut leaves = Vec::with_capacity(self.first_leaf_bytes.len());
+        for column in copy.columns() {
+            leaf_bytes(column.as_ref(), &mut leaves);
+        }
+        self.first_leaf_bytes.resize(leaves.len(), 0);
+        for (total, bytes) in self.first_leaf_bytes.iter_mut().zip(leaves) {
+            *total += bytes;
+        }
+        self.first_rows.push(copy);
         self.first_row_count += batch.num_rows();
-        if self.first_row_count >= self.decision_rows {
+        let widest = self.first_leaf_bytes.iter().copied().max().unwrap_or(0);
+        if self.first_row_count >= self.decision_rows || widest >= self.decision_bytes {
             self.flush_first_rows()?;
         }
         Ok(None)
@@ -208,6 +240,7 @@ impl NativeParquetWriter {
     fn flush_first_rows(&mut self) -> Result<()> {
         let batches = std::mem::take(&mut self.first_rows);
         self.first_row_count = 0;
+        self.first_leaf_bytes.clear();
         let sample = match batches.len() {
             0 | 1 => None,
             _ => Some(
@@ -437,6 +470,51 @@ mod tests {
         );
         assert_eq!(summary.split_offsets, offsets);
         assert_eq!(ids, (0..120_150).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn the_first_page_ends_at_page_size_bytes_in_one_column_or_at_the_row_limit() {
+        let schema = schema();
+        let options = WriterOptions::from_properties(HashMap::from([(
+            "write.parquet.page-size-bytes".to_string(),
+            "400000".to_string(),
+        )]));
+        let wide = |from: i64| {
+            let ids: Vec<i64> = (from..from + 10).collect();
+            let notes = StringArray::from_iter_values(ids.iter().map(|i| format!("{i:>4000}")));
+            let columns = vec![
+                Arc::new(Int64Array::from(ids)) as ArrayRef,
+                Arc::new(notes) as ArrayRef,
+            ];
+            RecordBatch::try_new(Arc::clone(&schema), columns).unwrap()
+        };
+        // Narrow rows: held until the row limit, however many batches.
+        let mut narrow = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        for b in 0..19 {
+            narrow.write(&batch(&schema, b * 1_000, 1_000)).unwrap();
+        }
+        assert!(narrow.writer.is_none(), "19,000 narrow rows are one page");
+        narrow.write(&batch(&schema, 19_000, 1_000)).unwrap();
+        assert!(narrow.writer.is_some(), "20,000 rows end the first page");
+        // Wide rows: 10 rows of 4 KB notes per batch (40,044 bytes with their offsets), so the
+        // tenth batch brings the note column to the page size.
+        let mut writer = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        for b in 0..10 {
+            assert!(writer.writer.is_none(), "{} notes are held", b * 10);
+            writer.write(&wide(b * 10)).unwrap();
+        }
+        assert!(
+            writer.writer.is_some(),
+            "100 wide rows ended the first page"
+        );
+        assert!(writer.first_rows.is_empty() && writer.first_leaf_bytes.is_empty());
+        writer.write(&wide(100)).unwrap();
+        let summary = writer.close().unwrap().clone();
+        let mut file = Vec::new();
+        drain_all(&mut writer, &mut file);
+        assert_eq!(summary.record_count, 110);
+        let (_, _, ids) = read_back(file);
+        assert_eq!(ids, (0..110).collect::<Vec<i64>>());
     }
 
     #[test]

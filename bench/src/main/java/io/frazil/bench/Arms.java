@@ -126,6 +126,22 @@ final class Arms {
   }
 
   /** Frazil's Arrow appender, fed batches that were built before timing. */
+  /** Frazil's Arrow appender for {@code file}, borrowing or taking each batch it is fed. */
+  private static FileAppender<VectorSchemaRoot> frazilArrowAppender(
+      File file,
+      Schema schema,
+      Map<String, String> props,
+      MetricsConfig config,
+      boolean takeOwnership) {
+    FrazilParquet.WriteBuilder builder =
+        FrazilParquet.write(Files.localOutput(file))
+            .schema(schema)
+            .setAll(props)
+            .metricsConfig(config)
+            .overwrite();
+    return takeOwnership ? builder.buildArrowTakingOwnership() : builder.buildArrow();
+  }
+
   static Arm frazilArrow(
       Schema schema,
       List<VectorSchemaRoot> batches,
@@ -144,14 +160,7 @@ final class Arms {
 
       @Override
       public Written write(File file) throws IOException {
-        FileAppender<VectorSchemaRoot> appender =
-            FrazilParquet.write(Files.localOutput(file))
-                .schema(schema)
-                .setAll(props)
-                .metricsConfig(config)
-                .overwrite()
-                .buildArrow();
-        return writeAll(appender, batches);
+        return writeAll(frazilArrowAppender(file, schema, props, config, false), batches);
       }
     };
   }
@@ -208,12 +217,7 @@ final class Arms {
       @Override
       public Written write(File file) throws IOException {
         FileAppender<VectorSchemaRoot> appender =
-            FrazilParquet.write(Files.localOutput(file))
-                .schema(schema)
-                .setAll(props)
-                .metricsConfig(config)
-                .overwrite()
-                .buildArrowTakingOwnership();
+            frazilArrowAppender(file, schema, props, config, true);
         try {
           return writeAll(appender, copies);
         } finally {

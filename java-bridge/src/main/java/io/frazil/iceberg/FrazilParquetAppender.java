@@ -39,8 +39,8 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   /**
    * Data a batch may hold before it is cut, whatever its row count: wide rows (long strings) would
-   * otherwise make each of a file's batches several megabytes, held by every open file. A megabyte
-   * still amortises the per-batch cost (one export and one JNI call).
+   * otherwise make each of a file's batches several megabytes, held by every open file. Half a
+   * megabyte still amortises the per-batch cost (one export and one JNI call).
    */
   static final long BATCH_BYTES = 512L << 10;
 
