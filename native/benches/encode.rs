@@ -9,145 +9,25 @@
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Duration;
 
-use arrow::array::{
-    Array, ArrayRef, Int64Array, RecordBatch, StringArray, StructArray, TimestampMicrosecondArray,
-};
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+mod common;
+
+use common::{bid_batches, encode_with_encoder, ROWS};
+
+use arrow::array::{Array, RecordBatch, StructArray};
+use arrow::datatypes::SchemaRef;
 use arrow::ffi::FFI_ArrowArray;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use frazil::options::WriterOptions;
 use frazil::pipeline::PipelinedWriter;
-use frazil::schema::FIELD_ID_KEY;
 use frazil::writer::NativeParquetWriter;
 use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
-const ROWS: usize = 1 << 20;
-const BATCH_ROWS: usize = 8192;
-const SEED: u64 = 0x5EED_1CEB_00DA_D00D;
 /// JNI drain buffer size.
 const DRAIN_CHUNK: usize = 1 << 20;
-
-/// xorshift64*: tiny, deterministic, good enough for synthetic data.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn field(name: &str, data_type: DataType, id: i32) -> Field {
-    Field::new(name, data_type, false)
-        .with_metadata(HashMap::from([(FIELD_ID_KEY.to_string(), id.to_string())]))
-}
-
-fn bid_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        field("auction", DataType::Int64, 1),
-        field("bidder", DataType::Int64, 2),
-        field("price", DataType::Int64, 3),
-        field("channel", DataType::Utf8, 4),
-        field("url", DataType::Utf8, 5),
-        field(
-            "date_time",
-            DataType::Timestamp(TimeUnit::Microsecond, None),
-            6,
-        ),
-        field("extra", DataType::Utf8, 7),
-    ]))
-}
-
-const CHANNELS: [&str; 4] = ["Google", "Facebook", "Baidu", "Apple"];
-const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-fn random_word(rng: &mut XorShift, len: usize) -> String {
-    (0..len)
-        .map(|_| ALPHABET[rng.below(ALPHABET.len() as u64) as usize] as char)
-        .collect()
-}
-
-/// Nexmark's generator shape: hot auctions/bidders, a few well-known channels plus a long tail,
-/// monotonically advancing event time, and a 50–100 byte `extra` payload.
-fn bid_batches() -> (SchemaRef, Vec<RecordBatch>) {
-    let schema = bid_schema();
-    let mut rng = XorShift(SEED);
-    let mut event_time: i64 = 1_700_000_000_000_000;
-    let mut batches = Vec::with_capacity(ROWS / BATCH_ROWS);
-    for b in 0..ROWS / BATCH_ROWS {
-        let base = (b * BATCH_ROWS) as u64;
-        let mut auction = Vec::with_capacity(BATCH_ROWS);
-        let mut bidder = Vec::with_capacity(BATCH_ROWS);
-        let mut price = Vec::with_capacity(BATCH_ROWS);
-        let mut channel = Vec::with_capacity(BATCH_ROWS);
-        let mut url = Vec::with_capacity(BATCH_ROWS);
-        let mut date_time = Vec::with_capacity(BATCH_ROWS);
-        let mut extra = Vec::with_capacity(BATCH_ROWS);
-        for i in 0..BATCH_ROWS as u64 {
-            let event = base + i;
-            let hot = rng.below(100) < 90;
-            auction.push(if hot {
-                (event / 50) as i64 + 1000
-            } else {
-                rng.below(event / 50 + 1) as i64 + 1000
-            });
-            bidder.push(if hot {
-                (event / 10) as i64 + 1000
-            } else {
-                rng.below(event / 10 + 1) as i64 + 1000
-            });
-            price.push((rng.below(10_000) as f64).powf(1.3) as i64 + 1);
-            let c = rng.below(10_000);
-            let (name, link) = if c < 9_000 {
-                let name = CHANNELS[(c % 4) as usize];
-                (
-                    name.to_string(),
-                    format!("https://www.nexmark.com/{name}/item.htm?query=1"),
-                )
-            } else {
-                (
-                    format!("channel-{c}"),
-                    format!(
-                        "https://www.nexmark.com/{}/{}/{}/item.htm?query=1&channel_id={c}",
-                        random_word(&mut rng, 5),
-                        random_word(&mut rng, 5),
-                        random_word(&mut rng, 5),
-                    ),
-                )
-            };
-            channel.push(name);
-            url.push(link);
-            event_time += rng.below(20) as i64;
-            date_time.push(event_time);
-            let len = 50 + rng.below(51) as usize;
-            extra.push(random_word(&mut rng, len));
-        }
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(Int64Array::from(auction)),
-            Arc::new(Int64Array::from(bidder)),
-            Arc::new(Int64Array::from(price)),
-            Arc::new(StringArray::from(channel)),
-            Arc::new(StringArray::from(url)),
-            Arc::new(TimestampMicrosecondArray::from(date_time)),
-            Arc::new(StringArray::from(extra)),
-        ];
-        batches.push(RecordBatch::try_new(schema.clone(), columns).expect("valid batch"));
-    }
-    (schema, batches)
-}
 
 /// The settings Frazil applies by default (`options.rs`), for the bare arrow-rs baseline:
 /// Zstd 3, page statistics, untruncated chunk statistics.
@@ -280,12 +160,29 @@ fn bench_encode(c: &mut Criterion) {
     group.finish();
 }
 
+/// The dominant-column case: the `bid` file's `extra` text is most of its bytes, so its Zstd work
+/// bounds a file's wall time when one column writer compresses its pages itself. The same
+/// encoder with the pages of the text columns without a dictionary compressed on the encoder
+/// threads (`native/src/page_compression.rs`) and without; the files are byte for byte the same.
+fn bench_dominant_column(c: &mut Criterion) {
+    let (schema, batches) = bid_batches();
+    let mut group = c.benchmark_group("encode_bid_dominant_text_1Mi_rows");
+    group.throughput(Throughput::Elements(ROWS as u64));
+    group.bench_function("pages_compressed_on_pool", |b| {
+        b.iter(|| encode_with_encoder(&schema, black_box(&batches), true))
+    });
+    group.bench_function("pages_compressed_by_column_writer", |b| {
+        b.iter(|| encode_with_encoder(&schema, black_box(&batches), false))
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(8));
-    targets = bench_encode, bench_cdata_import
+    targets = bench_encode, bench_dominant_column, bench_cdata_import
 }
 criterion_main!(benches);

@@ -41,7 +41,7 @@ use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
-    ArrowRowGroupWriterFactory, PageStoreFactory,
+    ArrowRowGroupWriterFactory, InMemoryPageStoreFactory, PageStoreFactory,
 };
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
@@ -49,6 +49,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 
 use crate::error::{NativeError, Result};
+use crate::page_compression::{self, CompressedChunk, PoolCompressingPageStoreFactory};
 use crate::pool;
 
 /// Batches the lanes may hold at once, per file: the slowest column may lag the caller by one
@@ -65,8 +66,12 @@ pub struct BatchDone {
 #[derive(Debug)]
 struct Progress {
     parts_left: usize,
-    /// Sum of the finished columns' writer memory right after this batch.
+    /// Sum of the finished columns' writer memory right after this batch, without the pages of
+    /// pool-compressed columns (see [`crate::page_compression`]).
     memory_after: usize,
+    /// Pool-compressed columns and how many of their pages were put right after this batch:
+    /// those pages count at their compressed size.
+    compressed_pages: Vec<(Arc<CompressedChunk>, usize)>,
 }
 
 impl BatchDone {
@@ -75,6 +80,7 @@ impl BatchDone {
             state: Mutex::new(Progress {
                 parts_left: parts,
                 memory_after: 0,
+                compressed_pages: Vec::new(),
             }),
             finished: Condvar::new(),
         }
@@ -84,9 +90,14 @@ impl BatchDone {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn part_done(&self, memory_after: usize) {
+    fn part_done(
+        &self,
+        memory_after: usize,
+        compressed_pages: Option<(Arc<CompressedChunk>, usize)>,
+    ) {
         let mut progress = self.lock();
         progress.memory_after += memory_after;
+        progress.compressed_pages.extend(compressed_pages);
         progress.parts_left -= 1;
         if progress.parts_left == 0 {
             self.finished.notify_all();
@@ -106,6 +117,20 @@ impl BatchDone {
         progress.memory_after
     }
 
+    /// Like [`Self::wait`], then also waits until the pages of pool-compressed columns put up to
+    /// this batch are compressed, and counts them at their size in the file: the row group's
+    /// exact size after this batch, the same as when arrow-rs compresses pages itself. Waits for
+    /// pool jobs: call it on the caller's thread only.
+    pub fn wait_compressed(&self) -> usize {
+        let memory = self.wait();
+        let compressed_pages = std::mem::take(&mut self.lock().compressed_pages);
+        memory
+            + compressed_pages
+                .iter()
+                .map(|(chunk, pages)| chunk.wait_file_size(*pages))
+                .sum::<usize>()
+    }
+
     /// True once [`Self::wait`] would not block.
     pub fn is_done(&self) -> bool {
         self.lock().parts_left == 0
@@ -121,6 +146,8 @@ struct Work {
 /// One leaf column of the open row group and its queue of work.
 struct ColumnLane {
     state: Mutex<LaneState>,
+    /// The column chunk's pages when they are compressed on the pool.
+    compressed: Option<Arc<CompressedChunk>>,
     /// The file's encode time, shared by its lanes (see [`EncodeTime`]).
     encode_time: Arc<EncodeTime>,
     /// Tests: panic while encoding the next piece of work.
@@ -142,9 +169,14 @@ struct LaneState {
 }
 
 impl ColumnLane {
-    fn new(writer: ArrowColumnWriter, encode_time: Arc<EncodeTime>) -> Arc<Self> {
+    fn new(
+        writer: ArrowColumnWriter,
+        encode_time: Arc<EncodeTime>,
+        compressed: Option<Arc<CompressedChunk>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             encode_time,
+            compressed,
             state: Mutex::new(LaneState {
                 writer: Some(writer),
                 queue: VecDeque::new(),
@@ -208,17 +240,37 @@ impl ColumnLane {
                     }
                     let _timed = self.encode_time.measure();
                     writer.write(&leaf)?;
-                    Ok((writer.memory_size(), writer.get_estimated_total_bytes()))
+                    let memory = writer.memory_size();
+                    let estimate = writer.get_estimated_total_bytes();
+                    Ok(match &self.compressed {
+                        None => (memory, estimate, memory, None),
+                        // The pages put so far count uncompressed in the writer's figures: take
+                        // them out and count them compressed (exactly once the caller waits).
+                        // What is held and estimated now counts the pages compressed so far at
+                        // their size (neither is exact: both are read without waiting).
+                        Some(chunk) => {
+                            let uncompressed = chunk.uncompressed_resident();
+                            let pages_now = chunk.estimated_file_size();
+                            (
+                                memory.saturating_sub(uncompressed) + pages_now,
+                                estimate.saturating_sub(uncompressed) + pages_now,
+                                memory.saturating_sub(uncompressed),
+                                Some((Arc::clone(chunk), chunk.pages())),
+                            )
+                        }
+                    })
                 }));
                 (writer, outcome)
             });
             drop(leaf);
             let mut state = self.lock();
             let mut memory_after = 0;
+            let mut compressed_pages = None;
             match encoded {
                 None => {}
-                Some((writer, Ok(Ok((memory, estimate))))) => {
-                    memory_after = memory;
+                Some((writer, Ok(Ok((memory, estimate, uncompressed_memory, pages))))) => {
+                    memory_after = uncompressed_memory;
+                    compressed_pages = pages;
                     state.memory = memory;
                     state.estimated_bytes = estimate;
                     state.writer = Some(writer);
@@ -234,7 +286,7 @@ impl ColumnLane {
                 }
             }
             drop(state);
-            done.part_done(memory_after);
+            done.part_done(memory_after, compressed_pages);
         }
     }
 }
@@ -305,6 +357,8 @@ pub struct ColumnParallelEncoder<W: Sink> {
     schema: SchemaRef,
     file: SerializedFileWriter<W>,
     factory: ArrowRowGroupWriterFactory,
+    /// Makes the page stores of columns whose pages are compressed on the pool.
+    page_compression: Option<Arc<PoolCompressingPageStoreFactory>>,
     /// The open row group's columns, `None` between row groups.
     lanes: Option<Vec<Arc<ColumnLane>>>,
     /// Batches of the open row group not yet waited for, oldest first.
@@ -322,31 +376,71 @@ pub struct ColumnParallelEncoder<W: Sink> {
 }
 
 impl<W: Sink> ColumnParallelEncoder<W> {
-    /// An encoder cutting row groups at `row_group_bytes` held by the column writers.
+    /// An encoder cutting row groups at `row_group_bytes` held by the column writers, with the
+    /// pages of large text columns compressed on the pool (see [`crate::page_compression`]).
     pub fn try_new(
-        mut sink: W,
+        sink: W,
         schema: SchemaRef,
         descriptor: &SchemaDescriptor,
         properties: WriterProperties,
         row_group_bytes: usize,
     ) -> Result<Self> {
-        let page_stores = sink.page_store_factory();
+        Self::try_new_with_pool_compression(
+            sink,
+            schema,
+            descriptor,
+            properties,
+            row_group_bytes,
+            true,
+        )
+    }
+
+    /// [`Self::try_new`]; with `pool_compression` false, every column writer compresses its own
+    /// pages (the same bytes, on fewer threads).
+    pub fn try_new_with_pool_compression(
+        mut sink: W,
+        schema: SchemaRef,
+        descriptor: &SchemaDescriptor,
+        properties: WriterProperties,
+        row_group_bytes: usize,
+        pool_compression: bool,
+    ) -> Result<Self> {
+        let mut page_stores = sink.page_store_factory();
+        let (properties, levels) = if pool_compression {
+            page_compression::plan(descriptor, properties)
+        } else {
+            (properties, Vec::new())
+        };
+        let mut page_compression = None;
+        if levels.iter().any(Option::is_some) {
+            let inner = page_stores
+                .take()
+                .unwrap_or_else(|| Arc::new(InMemoryPageStoreFactory));
+            let compressing = Arc::new(PoolCompressingPageStoreFactory::new(inner, levels));
+            page_stores = Some(Arc::clone(&compressing) as Arc<dyn PageStoreFactory>);
+            page_compression = Some(compressing);
+        }
         let file = SerializedFileWriter::new(sink, descriptor.root_schema_ptr(), properties.into())
             .map_err(|e| NativeError::parquet("creating the Parquet writer", e))?;
         let mut factory = ArrowRowGroupWriterFactory::new(&file, schema.clone());
         if let Some(page_stores) = page_stores {
             factory = factory.with_page_store_factory(page_stores);
         }
+        let threads = pool::threads();
+        if let Some(compressing) = &page_compression {
+            compressing.set_inline(threads == 1);
+        }
         Ok(Self {
             schema,
             file,
             factory,
+            page_compression,
             lanes: None,
             pending: VecDeque::new(),
             row_group_bytes,
             last_memory: None,
             max_growth: 0,
-            threads: pool::threads(),
+            threads,
             encode_time: Arc::default(),
             failed: None,
         })
@@ -356,6 +450,9 @@ impl<W: Sink> ColumnParallelEncoder<W> {
     /// otherwise (the default: one per core) on the shared encoder threads.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        if let Some(compressing) = &self.page_compression {
+            compressing.set_inline(self.threads == 1);
+        }
         self
     }
 
@@ -420,7 +517,7 @@ impl<W: Sink> ColumnParallelEncoder<W> {
     /// Waits for the oldest pending batch; true when the row group is full after it.
     fn wait_oldest(&mut self) -> Result<bool> {
         let done = self.pending.pop_front().expect("a pending batch");
-        let memory = done.wait();
+        let memory = done.wait_compressed();
         self.check_failures()?;
         if let Some(before) = self.last_memory {
             self.max_growth = self.max_growth.max(memory.saturating_sub(before));
@@ -436,10 +533,22 @@ impl<W: Sink> ColumnParallelEncoder<W> {
                 .factory
                 .create_column_writers(index)
                 .map_err(|e| NativeError::parquet("opening a row group", e))?;
+            let mut compressed = self
+                .page_compression
+                .as_ref()
+                .map(|factory| factory.take_created())
+                .unwrap_or_default();
             self.lanes = Some(
                 writers
                     .into_iter()
-                    .map(|writer| ColumnLane::new(writer, Arc::clone(&self.encode_time)))
+                    .enumerate()
+                    .map(|(i, writer)| {
+                        ColumnLane::new(
+                            writer,
+                            Arc::clone(&self.encode_time),
+                            compressed.remove(&i),
+                        )
+                    })
                     .collect(),
             );
         }
@@ -453,11 +562,12 @@ impl<W: Sink> ColumnParallelEncoder<W> {
                 "an earlier batch of this file failed to encode: {first}"
             )));
         }
-        let failure = self
-            .lanes
-            .iter()
-            .flatten()
-            .find_map(|lane| lane.lock().failure.take());
+        let failure = self.lanes.iter().flatten().find_map(|lane| {
+            lane.lock()
+                .failure
+                .take()
+                .or_else(|| lane.compressed.as_ref()?.take_failure())
+        });
         match failure {
             Some(e) => {
                 self.failed = Some(e.to_string());
@@ -510,6 +620,8 @@ impl<W: Sink> ColumnParallelEncoder<W> {
         };
         self.last_memory = None;
         self.max_growth = 0;
+        let compressed: Vec<Option<Arc<CompressedChunk>>> =
+            lanes.iter().map(|lane| lane.compressed.clone()).collect();
         let columns = lanes
             .iter()
             .map(|lane| {
@@ -559,6 +671,16 @@ impl<W: Sink> ColumnParallelEncoder<W> {
             chunks.extend(closed);
         }
         chunks.sort_by_key(|(i, _)| *i);
+        // Here, on the caller's thread, not in the closing groups: it waits for pool jobs.
+        for (i, chunk) in &mut chunks {
+            if let Some(pages) = &compressed[*i] {
+                if let Err(e) = pages.finish(chunk.close_mut()) {
+                    // The row group is lost: so is the file, like after a lane's failure.
+                    self.failed = Some(e.to_string());
+                    return Err(e);
+                }
+            }
+        }
         let mut row_group = self
             .file
             .next_row_group()
@@ -629,16 +751,101 @@ mod tests {
         row_group_bytes: usize,
         threads: usize,
     ) -> ColumnParallelEncoder<Vec<u8>> {
+        encoder_with(
+            schema,
+            row_group_bytes,
+            threads,
+            WriterProperties::default(),
+            true,
+        )
+    }
+
+    fn encoder_with(
+        schema: &SchemaRef,
+        row_group_bytes: usize,
+        threads: usize,
+        properties: WriterProperties,
+        pool_compression: bool,
+    ) -> ColumnParallelEncoder<Vec<u8>> {
         let descriptor = parquet_schema(schema).unwrap();
-        ColumnParallelEncoder::try_new(
+        ColumnParallelEncoder::try_new_with_pool_compression(
             Vec::new(),
             Arc::clone(schema),
             &descriptor,
-            WriterProperties::default(),
+            properties,
             row_group_bytes,
+            pool_compression,
         )
         .unwrap()
         .with_threads(threads)
+    }
+
+    fn text_schema() -> SchemaRef {
+        Arc::new(Schema::new(vec![
+            field("a", DataType::Int64, "1"),
+            field("b", DataType::Utf8, "2"),
+            Field::new("d", DataType::Utf8, true).with_metadata(std::collections::HashMap::from([
+                (FIELD_ID_KEY.to_string(), "4".to_string()),
+            ])),
+            field("c", DataType::Utf8, "3"),
+        ]))
+    }
+
+    /// Zstd 3 with page statistics; `b` and `d` (text) without a dictionary, so their pages are
+    /// compressed on the pool when `pool_compression`; `c` keeps its dictionary.
+    fn text_properties() -> WriterProperties {
+        use parquet::basic::{Compression, ZstdLevel};
+        use parquet::file::properties::EnabledStatistics;
+        use parquet::schema::types::ColumnPath;
+        WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+            .set_statistics_enabled(EnabledStatistics::Page)
+            .set_data_page_size_limit(16 * 1024)
+            .set_column_dictionary_enabled(ColumnPath::from("b"), false)
+            .set_column_dictionary_enabled(ColumnPath::from("d"), false)
+            .build()
+    }
+
+    fn text_batch(schema: &SchemaRef, b: i64) -> RecordBatch {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values(b * 5000..(b + 1) * 5000)),
+            Arc::new(StringArray::from_iter_values((0..5000).map(|i| {
+                format!(
+                    "payload {}-{} {}",
+                    i * 7919 % 10007,
+                    b,
+                    "xyzw".repeat((i % 23) as usize)
+                )
+            }))),
+            Arc::new(StringArray::from_iter((0..5000).map(|i| {
+                (i % 5 != 0).then(|| format!("note {}", (i * b) % 3001))
+            }))),
+            Arc::new(StringArray::from_iter_values(
+                (0..5000).map(|i| format!("v{}", i % 37)),
+            )),
+        ];
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    }
+
+    /// A file of text columns; checks whether the pool compressed its text pages.
+    fn encode_text(threads: usize, row_group_bytes: usize, pool_compression: bool) -> Vec<u8> {
+        let schema = text_schema();
+        let mut encoder = encoder_with(
+            &schema,
+            row_group_bytes,
+            threads,
+            text_properties(),
+            pool_compression,
+        );
+        assert_eq!(encoder.page_compression.is_some(), pool_compression);
+        for b in 0..12i64 {
+            encoder.write(&text_batch(&schema, b)).unwrap();
+            if b == 1 {
+                encoder.flush().unwrap();
+            }
+        }
+        encoder.finish().unwrap();
+        std::mem::take(encoder.inner_mut())
     }
 
     fn encode(threads: usize, row_group_bytes: usize) -> Vec<u8> {
@@ -709,6 +916,60 @@ mod tests {
     }
 
     #[test]
+    fn pool_compression_writes_the_bytes_arrow_rs_writes() {
+        for row_group_bytes in [usize::MAX, 96 * 1024] {
+            let arrow_rs = encode_text(2, row_group_bytes, false);
+            assert_eq!(arrow_rs, encode_text(2, row_group_bytes, true));
+            assert_eq!(arrow_rs, encode_text(1, row_group_bytes, true));
+        }
+        // The text columns are written compressed, with several pages and row groups.
+        let file = encode_text(2, 96 * 1024, true);
+        let reader =
+            parquet::file::reader::SerializedFileReader::new(bytes::Bytes::from(file)).unwrap();
+        let metadata = parquet::file::reader::FileReader::metadata(&reader);
+        assert!(metadata.num_row_groups() > 3);
+        let column = metadata.row_group(2).column(1);
+        assert_eq!(
+            column.compression(),
+            parquet::basic::Compression::ZSTD(Default::default())
+        );
+        assert!(column.compressed_size() < column.uncompressed_size() / 2);
+    }
+
+    #[test]
+    fn a_panic_in_a_compression_job_is_reported_not_hung() {
+        let schema = text_schema();
+        let mut encoder = encoder_with(&schema, usize::MAX, 2, text_properties(), true);
+        encoder.write(&text_batch(&schema, 0)).unwrap();
+        encoder.sync().unwrap();
+        encoder.lanes.as_ref().unwrap()[1]
+            .compressed
+            .as_ref()
+            .expect("column b is compressed on the pool")
+            .panic_next
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut error = None;
+        for b in 1..6 {
+            if let Err(e) = encoder.write(&text_batch(&schema, b)) {
+                error = Some(e);
+                break;
+            }
+        }
+        let error = match error {
+            Some(e) => e,
+            None => encoder.finish().unwrap_err(),
+        };
+        assert!(matches!(error, NativeError::Panicked(_)), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .contains("native panic while compressing a page: injected compression panic"),
+            "{error}"
+        );
+        assert!(encoder.finish().is_err());
+    }
+
+    #[test]
     fn threads_do_not_change_the_bytes() {
         assert_eq!(encode(1, usize::MAX), encode(3, usize::MAX));
         // Cut by size: the decision reads exact sizes, so the same row groups either way.
@@ -717,6 +978,12 @@ mod tests {
         assert!(row_groups(inline.clone()) > 3);
         for _ in 0..5 {
             assert_eq!(inline, encode(2, small));
+        }
+        // Pages compressed on the pool: their sizes are waited for, never guessed.
+        let inline = encode_text(1, small, true);
+        assert!(row_groups(inline.clone()) > 3);
+        for threads in [2, 3, 2] {
+            assert_eq!(inline, encode_text(threads, small, true));
         }
     }
 }

@@ -12,7 +12,8 @@
 //!                                             │
 //!                                             ▼
 //!                                           encoder   (a lane per column on the pool threads:
-//!                                             │        arrow-rs column writers → pages → Zstd 3)
+//!                                             │        arrow-rs column writers → pages → Zstd 3;
+//!                                             │        big text columns' pages: Zstd as pool jobs)
 //!                                             ▼
 //!  Java: OutputFile stream ◄──drain── OutputBuffer ; close → stats (per-field-id facts)
 //! ```
@@ -22,6 +23,8 @@
 //! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
 //! * [`pipeline`] — the caller's batches kept until encoded, while it fills the next ones.
 //! * [`encoder`] — row groups encoded column by column on the encoder threads.
+//! * [`page_compression`] — pages of large text columns compressed in parallel on the encoder
+//!   threads, the bytes arrow-rs would write.
 //! * [`pool`] — the process-wide encoder threads.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
@@ -37,6 +40,7 @@ pub mod ffi;
 pub mod jni;
 pub mod options;
 pub mod output;
+pub mod page_compression;
 pub mod pipeline;
 pub mod pool;
 pub mod schema;

@@ -1,0 +1,49 @@
+//! Wall and CPU time of whole-file writes of the `bid` batches (1 Mi rows), with the text pages
+//! compressed on the encoder threads (`pool`) or by their column writers (`writer`):
+//!
+//! `FRAZIL_ENCODER_THREADS=2 cargo run --release -p frazil-native --example bid_write -- pool 5`
+//!
+//! CPU is the whole process's user + system time over the writes only (from `/proc/self/stat`),
+//! so the batches' generation is not in it.
+
+use std::time::Instant;
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+/// User + system CPU seconds of this process so far (Linux).
+fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // Fields after the command name (which may contain spaces) start at field 3.
+    let after_name = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |i: usize| fields[i - 3].parse::<f64>().expect("ticks");
+    // utime (14) + stime (15), in clock ticks of 1/100 s on Linux.
+    (ticks(14) + ticks(15)) / 100.0
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let pool_compression = match args.next().as_deref() {
+        Some("pool") => true,
+        Some("writer") => false,
+        _ => panic!("usage: bid_write pool|writer [repetitions]"),
+    };
+    let repetitions: usize = args.next().map_or(5, |r| r.parse().expect("repetitions"));
+    let (schema, batches) = common::bid_batches();
+    // One warm-up write: starts the encoder threads and warms the allocator.
+    let length = common::encode_with_encoder(&schema, &batches, pool_compression);
+    let cpu = process_cpu_seconds();
+    let wall = Instant::now();
+    for _ in 0..repetitions {
+        common::encode_with_encoder(&schema, &batches, pool_compression);
+    }
+    let wall = wall.elapsed().as_secs_f64() / repetitions as f64;
+    let cpu = (process_cpu_seconds() - cpu) / repetitions as f64;
+    println!(
+        "mode={} threads={} file_bytes={length} wall_s={wall:.3} cpu_s={cpu:.3} cpu_per_wall={:.2}",
+        if pool_compression { "pool" } else { "writer" },
+        frazil::pool::threads(),
+        cpu / wall
+    );
+}
