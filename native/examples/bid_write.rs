@@ -24,7 +24,7 @@ fn process_cpu_seconds() -> f64 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let pool_compression = match args.next().as_deref() {
+    let own_compression = match args.next().as_deref() {
         Some("pool") => true,
         Some("writer") => false,
         _ => panic!("usage: bid_write pool|writer [repetitions]"),
@@ -32,17 +32,17 @@ fn main() {
     let repetitions: usize = args.next().map_or(5, |r| r.parse().expect("repetitions"));
     let (schema, batches) = common::bid_batches();
     // One warm-up write: starts the encoder threads and warms the allocator.
-    let length = common::encode_with_encoder(&schema, &batches, pool_compression);
+    let length = common::encode_with_encoder(&schema, &batches, own_compression);
     let cpu = process_cpu_seconds();
     let wall = Instant::now();
     for _ in 0..repetitions {
-        common::encode_with_encoder(&schema, &batches, pool_compression);
+        common::encode_with_encoder(&schema, &batches, own_compression);
     }
     let wall = wall.elapsed().as_secs_f64() / repetitions as f64;
     let cpu = (process_cpu_seconds() - cpu) / repetitions as f64;
     println!(
         "mode={} threads={} file_bytes={length} wall_s={wall:.3} cpu_s={cpu:.3} cpu_per_wall={:.2}",
-        if pool_compression { "pool" } else { "writer" },
+        if own_compression { "pool" } else { "writer" },
         frazil::pool::threads(),
         cpu / wall
     );

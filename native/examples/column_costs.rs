@@ -34,7 +34,7 @@ fn encode(
     let properties = options
         .to_writer_properties(&descriptor, &no_dictionary)
         .expect("properties");
-    let mut encoder = ColumnParallelEncoder::try_new_with_pool_compression(
+    let mut encoder = ColumnParallelEncoder::try_new_with_own_compression(
         OutputBuffer::default(),
         schema.clone(),
         &descriptor,

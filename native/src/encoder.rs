@@ -39,6 +39,7 @@ use std::time::Instant;
 
 use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
+use bytes::Bytes;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
     ArrowRowGroupWriterFactory, InMemoryPageStoreFactory, PageStoreFactory,
@@ -49,7 +50,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 
 use crate::error::{NativeError, Result};
-use crate::page_compression::{self, CompressedChunk, PoolCompressingPageStoreFactory};
+use crate::page_compression::{self, ChunkPages, CompressedChunk, OwnCompressionPageStoreFactory};
 use crate::pool;
 
 /// Batches the lanes may hold at once, per file: the slowest column may lag the caller by one
@@ -146,7 +147,7 @@ struct Work {
 /// One leaf column of the open row group and its queue of work.
 struct ColumnLane {
     state: Mutex<LaneState>,
-    /// The column chunk's pages when they are compressed on the pool.
+    /// The column chunk's pages when Frazil compresses them (see [`crate::page_compression`]).
     compressed: Option<Arc<CompressedChunk>>,
     /// The file's encode time, shared by its lanes (see [`EncodeTime`]).
     encode_time: Arc<EncodeTime>,
@@ -348,6 +349,13 @@ pub trait Sink: Write + Send {
     fn page_store_factory(&mut self) -> Option<Arc<dyn PageStoreFactory>> {
         None
     }
+
+    /// Pages about to be written, in order, through a splice that copies them in small pieces:
+    /// a sink that can keep pages may keep these instead of copying them.
+    fn expect_pages(&mut self, _pages: &mut dyn Iterator<Item = &Bytes>) {}
+
+    /// The pages announced with [`Self::expect_pages`] are written, or will not be.
+    fn forget_expected_pages(&mut self) {}
 }
 
 impl Sink for Vec<u8> {}
@@ -357,8 +365,8 @@ pub struct ColumnParallelEncoder<W: Sink> {
     schema: SchemaRef,
     file: SerializedFileWriter<W>,
     factory: ArrowRowGroupWriterFactory,
-    /// Makes the page stores of columns whose pages are compressed on the pool.
-    page_compression: Option<Arc<PoolCompressingPageStoreFactory>>,
+    /// Makes the page stores of the columns whose pages Frazil compresses.
+    page_compression: Option<Arc<OwnCompressionPageStoreFactory>>,
     /// The open row group's columns, `None` between row groups.
     lanes: Option<Vec<Arc<ColumnLane>>>,
     /// Batches of the open row group not yet waited for, oldest first.
@@ -376,8 +384,9 @@ pub struct ColumnParallelEncoder<W: Sink> {
 }
 
 impl<W: Sink> ColumnParallelEncoder<W> {
-    /// An encoder cutting row groups at `row_group_bytes` held by the column writers, with the
-    /// pages of large text columns compressed on the pool (see [`crate::page_compression`]).
+    /// An encoder cutting row groups at `row_group_bytes` held by the column writers, with Zstd
+    /// pages compressed by Frazil (reused contexts; large text pages on the pool, see
+    /// [`crate::page_compression`]).
     pub fn try_new(
         sink: W,
         schema: SchemaRef,
@@ -385,7 +394,7 @@ impl<W: Sink> ColumnParallelEncoder<W> {
         properties: WriterProperties,
         row_group_bytes: usize,
     ) -> Result<Self> {
-        Self::try_new_with_pool_compression(
+        Self::try_new_with_own_compression(
             sink,
             schema,
             descriptor,
@@ -395,28 +404,28 @@ impl<W: Sink> ColumnParallelEncoder<W> {
         )
     }
 
-    /// [`Self::try_new`]; with `pool_compression` false, every column writer compresses its own
-    /// pages (the same bytes, on fewer threads).
-    pub fn try_new_with_pool_compression(
+    /// [`Self::try_new`]; with `own_compression` false, every arrow-rs column writer compresses
+    /// its own pages (the same bytes, with a context per column chunk, on fewer threads).
+    pub fn try_new_with_own_compression(
         mut sink: W,
         schema: SchemaRef,
         descriptor: &SchemaDescriptor,
         properties: WriterProperties,
         row_group_bytes: usize,
-        pool_compression: bool,
+        own_compression: bool,
     ) -> Result<Self> {
         let mut page_stores = sink.page_store_factory();
-        let (properties, levels) = if pool_compression {
+        let (properties, plans) = if own_compression {
             page_compression::plan(descriptor, properties)
         } else {
             (properties, Vec::new())
         };
         let mut page_compression = None;
-        if levels.iter().any(Option::is_some) {
+        if plans.iter().any(Option::is_some) {
             let inner = page_stores
                 .take()
                 .unwrap_or_else(|| Arc::new(InMemoryPageStoreFactory));
-            let compressing = Arc::new(PoolCompressingPageStoreFactory::new(inner, levels));
+            let compressing = Arc::new(OwnCompressionPageStoreFactory::new(inner, plans));
             page_stores = Some(Arc::clone(&compressing) as Arc<dyn PageStoreFactory>);
             page_compression = Some(compressing);
         }
@@ -672,27 +681,40 @@ impl<W: Sink> ColumnParallelEncoder<W> {
         }
         chunks.sort_by_key(|(i, _)| *i);
         // Here, on the caller's thread, not in the closing groups: it waits for pool jobs.
+        let mut own_pages = Vec::with_capacity(chunks.len());
         for (i, chunk) in &mut chunks {
-            if let Some(pages) = &compressed[*i] {
-                if let Err(e) = pages.finish(chunk.close_mut()) {
+            let finished = match &compressed[*i] {
+                Some(pages) => pages.finish(chunk.close_mut()),
+                None => Ok(None),
+            };
+            match finished {
+                Ok(pages) => own_pages.push(pages),
+                Err(e) => {
                     // The row group is lost: so is the file, like after a lane's failure.
                     self.failed = Some(e.to_string());
                     return Err(e);
                 }
             }
         }
+        self.file
+            .inner_mut()
+            .expect_pages(&mut own_pages.iter().flatten().flat_map(ChunkPages::blobs));
         let mut row_group = self
             .file
             .next_row_group()
             .map_err(|e| NativeError::parquet("starting a row group", e))?;
-        for (_, chunk) in chunks {
-            chunk
-                .append_to_row_group(&mut row_group)
-                .map_err(|e| NativeError::parquet("appending a column chunk", e))?;
+        for ((_, chunk), pages) in chunks.into_iter().zip(own_pages) {
+            match pages {
+                // Compressed here with a dictionary page: spliced from here, dictionary first.
+                Some(pages) => row_group.append_column(&pages, chunk.close().clone()),
+                None => chunk.append_to_row_group(&mut row_group),
+            }
+            .map_err(|e| NativeError::parquet("appending a column chunk", e))?;
         }
         row_group
             .close()
             .map_err(|e| NativeError::parquet("closing a row group", e))?;
+        self.file.inner_mut().forget_expected_pages();
         Ok(())
     }
 
@@ -765,16 +787,16 @@ mod tests {
         row_group_bytes: usize,
         threads: usize,
         properties: WriterProperties,
-        pool_compression: bool,
+        own_compression: bool,
     ) -> ColumnParallelEncoder<Vec<u8>> {
         let descriptor = parquet_schema(schema).unwrap();
-        ColumnParallelEncoder::try_new_with_pool_compression(
+        ColumnParallelEncoder::try_new_with_own_compression(
             Vec::new(),
             Arc::clone(schema),
             &descriptor,
             properties,
             row_group_bytes,
-            pool_compression,
+            own_compression,
         )
         .unwrap()
         .with_threads(threads)
@@ -788,11 +810,15 @@ mod tests {
                 (FIELD_ID_KEY.to_string(), "4".to_string()),
             ])),
             field("c", DataType::Utf8, "3"),
+            Field::new("e", DataType::Utf8, true).with_metadata(std::collections::HashMap::from([
+                (FIELD_ID_KEY.to_string(), "5".to_string()),
+            ])),
         ]))
     }
 
     /// Zstd 3 with page statistics; `b` and `d` (text) without a dictionary, so their pages are
-    /// compressed on the pool when `pool_compression`; `c` keeps its dictionary.
+    /// compressed on the pool when `own_compression`; `c` and `e` (all nulls) keep their
+    /// dictionary, and `a`'s dictionary falls back to plain pages within each row group.
     fn text_properties() -> WriterProperties {
         use parquet::basic::{Compression, ZstdLevel};
         use parquet::file::properties::EnabledStatistics;
@@ -803,6 +829,7 @@ mod tests {
             .set_data_page_size_limit(16 * 1024)
             .set_column_dictionary_enabled(ColumnPath::from("b"), false)
             .set_column_dictionary_enabled(ColumnPath::from("d"), false)
+            .set_column_dictionary_page_size_limit(ColumnPath::from("a"), 4 * 1024)
             .build()
     }
 
@@ -823,21 +850,22 @@ mod tests {
             Arc::new(StringArray::from_iter_values(
                 (0..5000).map(|i| format!("v{}", i % 37)),
             )),
+            Arc::new(StringArray::from_iter((0..5000).map(|_| None::<&str>))),
         ];
         RecordBatch::try_new(schema.clone(), columns).unwrap()
     }
 
     /// A file of text columns; checks whether the pool compressed its text pages.
-    fn encode_text(threads: usize, row_group_bytes: usize, pool_compression: bool) -> Vec<u8> {
+    fn encode_text(threads: usize, row_group_bytes: usize, own_compression: bool) -> Vec<u8> {
         let schema = text_schema();
         let mut encoder = encoder_with(
             &schema,
             row_group_bytes,
             threads,
             text_properties(),
-            pool_compression,
+            own_compression,
         );
-        assert_eq!(encoder.page_compression.is_some(), pool_compression);
+        assert_eq!(encoder.page_compression.is_some(), own_compression);
         for b in 0..12i64 {
             encoder.write(&text_batch(&schema, b)).unwrap();
             if b == 1 {
@@ -916,7 +944,7 @@ mod tests {
     }
 
     #[test]
-    fn pool_compression_writes_the_bytes_arrow_rs_writes() {
+    fn own_compression_writes_the_bytes_arrow_rs_writes() {
         for row_group_bytes in [usize::MAX, 96 * 1024] {
             let arrow_rs = encode_text(2, row_group_bytes, false);
             assert_eq!(arrow_rs, encode_text(2, row_group_bytes, true));
@@ -934,6 +962,29 @@ mod tests {
             parquet::basic::Compression::ZSTD(Default::default())
         );
         assert!(column.compressed_size() < column.uncompressed_size() / 2);
+        // The dictionary columns, and `a`, whose dictionary falls back to plain pages.
+        for (i, name) in [(0, "a"), (3, "c"), (4, "e")] {
+            let column = metadata.row_group(2).column(i);
+            assert_eq!(column.column_path().string(), name);
+            let dictionary = column.dictionary_page_offset().expect("a dictionary page");
+            assert!(column.data_page_offset() > dictionary);
+        }
+        let encodings = |i| {
+            metadata
+                .row_group(2)
+                .column(i)
+                .encodings()
+                .collect::<Vec<_>>()
+        };
+        assert!(encodings(0).contains(&parquet::basic::Encoding::PLAIN));
+        assert!(encodings(0).contains(&parquet::basic::Encoding::RLE_DICTIONARY));
+        // Every row reads back.
+        let mut rows = 0;
+        for row in parquet::file::reader::FileReader::get_row_iter(&reader, None).unwrap() {
+            row.unwrap();
+            rows += 1;
+        }
+        assert_eq!(rows, 12 * 5000);
     }
 
     #[test]

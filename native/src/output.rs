@@ -13,6 +13,13 @@
 //!  row-group close: take ─► arrow-rs writes the page ─► OutputBuffer::write
 //!                    └──────── last taken ───────────────┘  same bytes? keep the page : copy
 //! ```
+//!
+//! A column chunk Frazil splices itself (one with a dictionary page, see
+//! [`crate::page_compression`]) reaches the buffer through arrow-rs's `Read`-based splice, in
+//! pieces of at most 8 KiB. Its large pages are announced first ([`Sink::expect_pages`]); a write
+//! that starts one of them, and the writes that continue it, are compared with the page and, when
+//! they are its bytes, the page itself is kept. Only bytes equal to those written are ever kept,
+//! so a piece that does not match is simply copied.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -30,6 +37,14 @@ pub const RETAINED_OUTPUT_CAPACITY: usize = 8 << 10;
 
 /// The smallest segment allocated for small writes (page headers, the footer).
 const MIN_SEGMENT: usize = 8 << 10;
+
+/// Announced pages smaller than this are copied: the writer's 8 KiB buffer joins them with their
+/// neighbours, and copying them costs little.
+const EXPECTED_PAGE_MIN: usize = 8 << 10;
+
+/// A write starts matching an announced page only from this size (arrow-rs's splice writes a
+/// large page's first 8 KiB on their own).
+const MATCH_START_MIN: usize = 4 << 10;
 
 /// The page a store handed back last, shared by a file's stores and its output buffer.
 type LastTaken = Arc<Mutex<Option<Bytes>>>;
@@ -73,6 +88,10 @@ pub struct OutputBuffer {
     /// Set once [`Self::hand_over_page_stores`] was asked for: pages of its stores are kept, not
     /// copied.
     last_taken: Option<LastTaken>,
+    /// Announced pages (see [`Sink::expect_pages`]) in the order they will be written.
+    expected: VecDeque<Bytes>,
+    /// Bytes of the first announced page already written (and not yet kept).
+    matched: usize,
 }
 
 impl OutputBuffer {
@@ -178,28 +197,101 @@ impl OutputBuffer {
             None
         }
     }
+
+    /// Keeps `page` as the next pending bytes.
+    fn push_page(&mut self, page: Bytes) {
+        if matches!(self.segments.back(), Some(Segment::Owned(v)) if v.is_empty()) {
+            self.segments.pop_back();
+        }
+        self.segments.push_back(Segment::Page(page));
+    }
+
+    /// Keeps the part of the first announced page already written, and stops expecting it.
+    fn end_match(&mut self) {
+        if self.matched > 0 {
+            let page = self.expected.pop_front().expect("a page being matched");
+            let written = page.slice(..self.matched);
+            self.matched = 0;
+            self.push_page(written);
+        }
+    }
+
+    /// Continues matching the first announced page with `data`; returns the bytes of `data`
+    /// that are left (all of them when they do not continue the page).
+    fn continue_match<'a>(&mut self, data: &'a [u8]) -> &'a [u8] {
+        if self.matched == 0 {
+            return data;
+        }
+        let front = self.expected.front().expect("a page being matched");
+        let n = data.len().min(front.len() - self.matched);
+        if data[..n] != front[self.matched..self.matched + n] {
+            self.end_match();
+            return data;
+        }
+        self.matched += n;
+        if self.matched == front.len() {
+            self.matched = 0;
+            let page = self.expected.pop_front().expect("the page matched");
+            self.push_page(page);
+        }
+        &data[n..]
+    }
+
+    /// True when `data` starts the first announced page (and is now matched).
+    fn start_match(&mut self, data: &[u8]) -> bool {
+        let Some(front) = self.expected.front() else {
+            return false;
+        };
+        if data.len() < MATCH_START_MIN.min(front.len())
+            || data.len() > front.len()
+            || front[..data.len()] != *data
+        {
+            return false;
+        }
+        self.matched = data.len();
+        if self.matched == front.len() {
+            self.matched = 0;
+            let page = self.expected.pop_front().expect("the page matched");
+            self.push_page(page);
+        }
+        true
+    }
 }
 
 impl Sink for OutputBuffer {
     fn page_store_factory(&mut self) -> Option<Arc<dyn PageStoreFactory>> {
         Some(self.hand_over_page_stores())
     }
+
+    fn expect_pages(&mut self, pages: &mut dyn Iterator<Item = &Bytes>) {
+        self.expected.extend(
+            pages
+                .filter(|page| page.len() >= EXPECTED_PAGE_MIN)
+                .cloned(),
+        );
+    }
+
+    fn forget_expected_pages(&mut self) {
+        self.end_match();
+        self.expected.clear();
+    }
 }
 
 impl Write for OutputBuffer {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if data.is_empty() {
-            return Ok(0);
+        let rest = self.continue_match(data);
+        if rest.is_empty() {
+            return Ok(data.len());
         }
-        if let Some(page) = self.handed_over(data) {
-            if matches!(self.segments.back(), Some(Segment::Owned(v)) if v.is_empty()) {
-                self.segments.pop_back();
-            }
-            self.segments.push_back(Segment::Page(page));
+        if let Some(page) = self.handed_over(rest) {
+            self.push_page(page);
+            return Ok(data.len());
+        }
+        if self.start_match(rest) {
             return Ok(data.len());
         }
         // A write that does not fit the last segment starts a new one (never a reallocation).
-        self.room_for(data.len()).extend_from_slice(data);
+        self.room_for(rest.len()).extend_from_slice(rest);
         Ok(data.len())
     }
 
@@ -333,5 +425,53 @@ mod tests {
         expected.extend_from_slice(&small);
         assert_eq!(drained, expected);
         assert!(out.capacity() <= RETAINED_OUTPUT_CAPACITY);
+    }
+
+    #[test]
+    fn announced_pages_written_in_pieces_are_kept_and_every_byte_comes_out_in_order() {
+        let page = |seed: u8, len: usize| {
+            Bytes::from(
+                (0..len)
+                    .map(|i| (i as u8).wrapping_mul(seed))
+                    .collect::<Vec<u8>>(),
+            )
+        };
+        let (a, b, c) = (page(3, 20_000), page(5, 30_000), page(7, 12_000));
+        let small = page(11, 100);
+        let mut out = OutputBuffer::default();
+        out.expect_pages(&mut [&a, &small, &b, &c].into_iter());
+        let mut written = Vec::new();
+        let mut write = |out: &mut OutputBuffer, bytes: &[u8]| {
+            out.write_all(bytes).unwrap();
+            written.extend_from_slice(bytes);
+        };
+        write(&mut out, b"before");
+        // `a` in 8 KiB pieces, its tail joined with the small page's bytes and a header.
+        write(&mut out, &a[..8192]);
+        write(&mut out, &a[8192..16384]);
+        let mut joined = a[16384..].to_vec();
+        joined.extend_from_slice(&small);
+        joined.extend_from_slice(b"head");
+        write(&mut out, &joined);
+        // `b` starts, then something else is written: its written part is kept, the rest copied.
+        write(&mut out, &b[..8192]);
+        write(&mut out, &vec![1u8; 8192]);
+        // `c` was announced after `b`, which is no longer expected: `c` matches whole.
+        write(&mut out, &c);
+        out.forget_expected_pages();
+        write(&mut out, b"footer");
+
+        let kept = |page: &Bytes| {
+            out.segments
+                .iter()
+                .any(|s| matches!(s, Segment::Page(p) if p.as_ptr() == page.as_ptr()))
+        };
+        assert!(kept(&a), "a is kept whole");
+        assert!(kept(&b), "b's written part is kept (a slice of b)");
+        assert!(kept(&c), "c is kept whole");
+        let mut drained = vec![0u8; out.pending()];
+        assert_eq!(out.drain_into(&mut drained), drained.len());
+        assert_eq!(drained, written);
+        assert!(out.expected.is_empty());
     }
 }

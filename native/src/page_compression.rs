@@ -1,11 +1,18 @@
-//! Pages of one column compressed in parallel on the encoder threads.
+//! Zstd pages compressed by Frazil, with one reused context per thread, and the pages of large
+//! text columns compressed in parallel on the encoder threads.
 //!
-//! An arrow-rs column writer compresses each page itself, on the thread that encodes the column,
-//! before any page store sees it. On the `bid` schema one free-text column holds most of the
-//! bytes, so its Zstd work alone bounded a file's wall time. For such columns (see [`plan`]) the
-//! column writer is created *uncompressed*, and its [`PoolCompressingPageStore`] compresses each
-//! data page as a job on [`crate::pool`] as soon as the page arrives: page *k* is compressed
-//! while the lane encodes page *k + 1* and the other columns.
+//! An arrow-rs column writer compresses each page itself, with a Zstd compressor *and* a
+//! decompressor it creates for every column chunk. Creating a Zstd context runs `CPUID`, which
+//! exits to the hypervisor on a VM: with 1,024 small files closed at a checkpoint that was 16,384
+//! contexts and about a third of the native close time. And on the `bid` schema one free-text
+//! column holds most of the bytes, so its Zstd work alone bounded a file's wall time on its
+//! lane's one thread. So every Zstd column of a v1 file (see [`plan`]) gets a column writer
+//! created *uncompressed*, and its [`OwnCompressionPageStore`] compresses each page as it
+//! arrives, with the calling thread's own context:
+//! - inline, on the thread that encodes the column, for dictionary and fixed-width columns
+//!   (small pages: a pool job would cost more than it saves);
+//! - as a job on [`crate::pool`] for text columns without a dictionary: page *k* is compressed
+//!   while the lane encodes page *k + 1* and the other columns.
 //!
 //! ```text
 //!  lane (encoder thread):   encode p0 ─ put(h0, d0) ─ encode p1 ─ put(h1, d1) ─ ...
@@ -17,31 +24,33 @@
 //! `zstd::bulk` one-shot compression at the same level (a fresh frame per page, content size
 //! written), and the page header arrow-rs wrote with only its `compressed_page_size` re-encoded.
 //! At close the chunk's metadata gets what arrow-rs would have recorded: the codec, the total
-//! compressed and uncompressed sizes (headers change length with that field), and the offset
-//! index's page offsets and sizes. Row groups are cut on the same sizes as before: a batch's
-//! size counts its column's pages as compressed, and [`crate::encoder`] waits for those pages'
-//! compression before it reads that size (on the caller's thread, never on an encoder thread).
-//! So a file's bytes are the same as with arrow-rs compressing, whatever the thread count or
-//! timing (tests `pool_compression_writes_the_bytes_arrow_rs_writes`,
-//! `threads_do_not_change_the_bytes`).
+//! compressed and uncompressed sizes (headers change length with that field), the dictionary
+//! and data page offsets, and the offset index's page offsets and sizes. A chunk with a
+//! dictionary page is spliced from here ([`ChunkPages`]), dictionary first: arrow-rs would move
+//! its dictionary page ahead using the page's uncompressed length, which it keeps private. Row
+//! groups are cut on the same sizes as before: a batch's size counts its column's pages as
+//! compressed, and [`crate::encoder`] waits for those pages' compression before it reads that
+//! size (on the caller's thread, never on an encoder thread). So a file's bytes are the same as
+//! with arrow-rs compressing, whatever the thread count or timing (tests
+//! `own_compression_writes_the_bytes_arrow_rs_writes`, `threads_do_not_change_the_bytes`).
 //!
-//! Only columns whose pages are all v1 data pages qualify: no dictionary page (it goes first in
-//! the chunk, and arrow-rs moves it there using its uncompressed length, which this store cannot
-//! change) and no v2 pages (their header carries an `is_compressed` flag and only values are
-//! compressed).
+//! Only v1 files qualify: a v2 data page's header carries an `is_compressed` flag and only its
+//! values are compressed.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use parquet::basic::{Compression, CompressionCodec, Type as PhysicalType};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::reader::{ChunkReader, Length};
 use parquet::schema::types::SchemaDescriptor;
 
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
@@ -49,73 +58,81 @@ use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreF
 use crate::error::{NativeError, Result};
 use crate::pool;
 
-/// Chooses the leaf columns whose pages are compressed on the pool, from the schema and the
-/// properties only (never from timing): byte-array columns written with Zstd, without a
-/// dictionary, in v1 data pages. They are the large ones (text that a dictionary does not pay
-/// for); dictionary columns are small once encoded. Returns the properties to build the column
-/// writers with (those columns uncompressed) and, per leaf, the Zstd level to compress with.
+/// How one leaf column's pages are compressed here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnPlan {
+    /// The Zstd level.
+    pub level: i32,
+    /// As pool jobs (large text pages), or inline on the thread that encodes the column.
+    pub on_pool: bool,
+}
+
+/// Chooses the leaf columns whose pages are compressed here, from the schema and the properties
+/// only (never from timing): every column written with Zstd in a v1 file; on the pool, the
+/// byte-array columns without a dictionary (text that a dictionary does not pay for, the large
+/// ones). Returns the properties to build the column writers with (those columns uncompressed)
+/// and, per leaf, how its pages are compressed.
 pub fn plan(
     descriptor: &SchemaDescriptor,
     properties: WriterProperties,
-) -> (WriterProperties, Vec<Option<i32>>) {
+) -> (WriterProperties, Vec<Option<ColumnPlan>>) {
     if properties.writer_version() != WriterVersion::PARQUET_1_0 {
         return (properties, vec![None; descriptor.num_columns()]);
     }
-    let levels: Vec<Option<i32>> = descriptor
+    let plans: Vec<Option<ColumnPlan>> = descriptor
         .columns()
         .iter()
         .map(|column| {
             let path = column.path();
             match properties.compression(path) {
-                Compression::ZSTD(level)
-                    if column.physical_type() == PhysicalType::BYTE_ARRAY
-                        && !properties.dictionary_enabled(path) =>
-                {
-                    Some(level.compression_level())
-                }
+                Compression::ZSTD(level) => Some(ColumnPlan {
+                    level: level.compression_level(),
+                    on_pool: column.physical_type() == PhysicalType::BYTE_ARRAY
+                        && !properties.dictionary_enabled(path),
+                }),
                 _ => None,
             }
         })
         .collect();
-    if levels.iter().all(Option::is_none) {
-        return (properties, levels);
+    if plans.iter().all(Option::is_none) {
+        return (properties, plans);
     }
     let mut builder = properties.into_builder();
-    for (column, level) in descriptor.columns().iter().zip(&levels) {
-        if level.is_some() {
+    for (column, plan) in descriptor.columns().iter().zip(&plans) {
+        if plan.is_some() {
             builder =
                 builder.set_column_compression(column.path().clone(), Compression::UNCOMPRESSED);
         }
     }
-    (builder.build(), levels)
+    (builder.build(), plans)
 }
 
-/// Creates a [`PoolCompressingPageStore`] for the planned columns (around the store `inner`
+/// Creates an [`OwnCompressionPageStore`] for the planned columns (around the store `inner`
 /// makes, so a sink's page hand-over keeps working) and `inner`'s own store for the others.
-pub struct PoolCompressingPageStoreFactory {
+pub struct OwnCompressionPageStoreFactory {
     inner: Arc<dyn PageStoreFactory>,
-    /// Per leaf column: the Zstd level when its pages are compressed here.
-    levels: Vec<Option<i32>>,
-    /// Compress on the thread that puts the page (a one-thread encoder), not on the pool.
+    /// Per leaf column: how its pages are compressed, when here.
+    plans: Vec<Option<ColumnPlan>>,
+    /// Compress every page on the thread that puts it (a one-thread encoder), none on the pool.
     inline: AtomicBool,
     /// The chunks created since [`Self::take_created`], by leaf column.
     created: Mutex<HashMap<usize, Arc<CompressedChunk>>>,
 }
 
-impl fmt::Debug for PoolCompressingPageStoreFactory {
+impl fmt::Debug for OwnCompressionPageStoreFactory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PoolCompressingPageStoreFactory")
-            .field("levels", &self.levels)
+        f.debug_struct("OwnCompressionPageStoreFactory")
+            .field("plans", &self.plans)
             .field("inline", &self.inline)
             .finish_non_exhaustive()
     }
 }
 
-impl PoolCompressingPageStoreFactory {
-    pub fn new(inner: Arc<dyn PageStoreFactory>, levels: Vec<Option<i32>>) -> Self {
+impl OwnCompressionPageStoreFactory {
+    pub fn new(inner: Arc<dyn PageStoreFactory>, plans: Vec<Option<ColumnPlan>>) -> Self {
         Self {
             inner,
-            levels,
+            plans,
             inline: AtomicBool::new(false),
             created: Mutex::new(HashMap::new()),
         }
@@ -132,21 +149,21 @@ impl PoolCompressingPageStoreFactory {
     }
 }
 
-impl PageStoreFactory for PoolCompressingPageStoreFactory {
+impl PageStoreFactory for OwnCompressionPageStoreFactory {
     fn create(&self, args: &PageStoreArgs<'_>) -> parquet::errors::Result<Box<dyn PageStore>> {
         let inner = self.inner.create(args)?;
-        let Some(level) = self.levels.get(args.column_index()).copied().flatten() else {
+        let Some(plan) = self.plans.get(args.column_index()).copied().flatten() else {
             return Ok(inner);
         };
         let chunk = Arc::new(CompressedChunk::new(
-            level,
-            self.inline.load(Ordering::Relaxed),
+            plan.level,
+            self.inline.load(Ordering::Relaxed) || !plan.on_pool,
         ));
         self.created
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(args.column_index(), Arc::clone(&chunk));
-        Ok(Box::new(PoolCompressingPageStore {
+        Ok(Box::new(OwnCompressionPageStore {
             chunk,
             inner,
             header: None,
@@ -173,6 +190,8 @@ struct ChunkState {
     /// Changes only when the column writer puts a page, so reading it right after a batch is
     /// deterministic.
     uncompressed_resident: usize,
+    /// Which of `pages` is the dictionary page (arrow-rs puts it after the data pages).
+    dictionary: Option<usize>,
     /// The first failure of a compression job, reported once.
     failure: Option<NativeError>,
     failed: bool,
@@ -279,8 +298,10 @@ impl CompressedChunk {
     }
 
     /// Waits for every page, then gives the closed chunk's metadata the compressed sizes: what
-    /// arrow-rs records when it compresses the pages itself.
-    pub fn finish(&self, close: &mut ColumnCloseResult) -> Result<()> {
+    /// arrow-rs records when it compresses the pages itself. A chunk with a dictionary page comes
+    /// back as its pages in file order, to splice with `SerializedRowGroupWriter::append_column`
+    /// (see the module's docs); a chunk without one is spliced by arrow-rs from its page store.
+    pub fn finish(&self, close: &mut ColumnCloseResult) -> Result<Option<ChunkPages>> {
         let pages = self.pages();
         let compressed_total = self.wait_file_size(pages);
         let mut state = self.lock();
@@ -292,16 +313,23 @@ impl CompressedChunk {
                 "a page of this column failed to compress".into(),
             ));
         }
-        let mut sizes = Vec::with_capacity(pages);
+        let dictionary = state.dictionary;
+        let mut data_sizes = Vec::with_capacity(pages);
+        let mut dictionary_size = 0;
         let mut header_growth = 0isize;
-        for page in &state.pages {
+        for (index, page) in state.pages.iter().enumerate() {
             match page {
                 Page::Compressed {
                     header_growth: growth,
+                    file_size,
                     ..
                 } => {
                     header_growth += growth;
-                    sizes.push(page.file_size().unwrap_or(0));
+                    if Some(index) == dictionary {
+                        dictionary_size = *file_size;
+                    } else {
+                        data_sizes.push(*file_size);
+                    }
                 }
                 _ => {
                     return Err(NativeError::InvalidState(
@@ -310,12 +338,14 @@ impl CompressedChunk {
                 }
             }
         }
-        drop(state);
         let metadata = close.metadata.clone();
-        if metadata.dictionary_page_offset().is_some() || metadata.data_page_offset() != 0 {
-            return Err(NativeError::InvalidState(
-                "a pool-compressed column chunk has a dictionary page".into(),
-            ));
+        if metadata.dictionary_page_offset().is_some() != dictionary.is_some() {
+            return Err(NativeError::InvalidState(format!(
+                "the column chunk's metadata and its pages disagree on a dictionary page \
+                 ({:?}, {:?})",
+                metadata.dictionary_page_offset(),
+                dictionary
+            )));
         }
         let uncompressed_total = metadata.uncompressed_size() + header_growth as i64;
         close.metadata = metadata
@@ -323,25 +353,50 @@ impl CompressedChunk {
             .set_compression_codec(CompressionCodec::ZSTD)
             .set_total_compressed_size(compressed_total as i64)
             .set_total_uncompressed_size(uncompressed_total)
+            .set_dictionary_page_offset(dictionary.map(|_| 0))
+            .set_data_page_offset(dictionary_size as i64)
             .build()
             .map_err(|e| NativeError::parquet("fixing a compressed column chunk's metadata", e))?;
         close.bytes_written = compressed_total as u64;
         if let Some(offset_index) = close.offset_index.as_mut() {
-            if offset_index.page_locations.len() != sizes.len() {
+            if offset_index.page_locations.len() != data_sizes.len() {
                 return Err(NativeError::InvalidState(format!(
                     "the offset index has {} pages, the column chunk {}",
                     offset_index.page_locations.len(),
-                    sizes.len()
+                    data_sizes.len()
                 )));
             }
-            let mut offset = 0i64;
-            for (location, size) in offset_index.page_locations.iter_mut().zip(sizes) {
+            let mut offset = dictionary_size as i64;
+            for (location, size) in offset_index.page_locations.iter_mut().zip(data_sizes) {
                 location.offset = offset;
                 location.compressed_page_size = size as i32;
                 offset += size as i64;
             }
         }
-        Ok(())
+        let Some(dictionary) = dictionary else {
+            return Ok(None);
+        };
+        // Dictionary first, then the data pages in the order they were put.
+        let order = std::iter::once(dictionary).chain((0..pages).filter(|&i| i != dictionary));
+        let mut blobs = VecDeque::with_capacity(2 * pages);
+        for index in order {
+            let Page::Compressed { header, data, .. } = &mut state.pages[index] else {
+                unreachable!("every page was checked to be compressed above");
+            };
+            blobs.extend(header.take());
+            blobs.extend(data.take());
+        }
+        let pages = ChunkPages {
+            len: blobs.iter().map(Bytes::len).sum::<usize>() as u64,
+            blobs,
+        };
+        if pages.len != compressed_total as u64 {
+            return Err(NativeError::InvalidState(format!(
+                "a column chunk's pages hold {} bytes, its metadata says {compressed_total}",
+                pages.len
+            )));
+        }
+        Ok(Some(pages))
     }
 
     /// Compresses page `index` (on the pool, or here when inline) and records the result.
@@ -459,6 +514,8 @@ fn with_compressed_size(header: &[u8], size: usize) -> Result<Vec<u8>> {
 
 /// `PageType::DATA_PAGE` in a page header: a v1 data page.
 const DATA_PAGE: i32 = 0;
+/// `PageType::DICTIONARY_PAGE` in a page header.
+const DICTIONARY_PAGE: i32 = 2;
 
 /// The page type in a thrift compact `PageHeader` (field 1).
 fn page_type(header: &[u8]) -> Option<i32> {
@@ -469,26 +526,31 @@ fn page_type(header: &[u8]) -> Option<i32> {
     (byte & 0x80 == 0).then(|| i32::from(byte >> 1) ^ -i32::from(byte & 1))
 }
 
-/// A planned column's page store: hands each data page to the pool for compression as it
-/// arrives, and hands back the compressed page (through the `inner` store, so the output can
+/// A planned column's page store: compresses each page as it arrives (inline or as a pool job),
+/// and hands back the compressed page (through the `inner` store, so the output can
 /// take the page over without copying it).
-struct PoolCompressingPageStore {
+struct OwnCompressionPageStore {
     chunk: Arc<CompressedChunk>,
     inner: Box<dyn PageStore>,
-    /// The header of the page whose data comes next (arrow-rs puts header, then data).
-    header: Option<Bytes>,
+    /// The header of the page whose data comes next (arrow-rs puts header, then data), and
+    /// whether it is the dictionary page's.
+    header: Option<(Bytes, bool)>,
 }
 
-impl PageStore for PoolCompressingPageStore {
+impl PageStore for OwnCompressionPageStore {
     fn put(&mut self, value: Bytes) -> parquet::errors::Result<PageKey> {
-        let Some(header) = self.header.take() else {
-            if page_type(&value) != Some(DATA_PAGE) {
-                return Err(ParquetError::General(
-                    "pool compression takes v1 data pages only".into(),
-                ));
-            }
+        let Some((header, is_dictionary)) = self.header.take() else {
+            let is_dictionary = match page_type(&value) {
+                Some(DATA_PAGE) => false,
+                Some(DICTIONARY_PAGE) => true,
+                _ => {
+                    return Err(ParquetError::General(
+                        "Frazil compresses v1 data and dictionary pages only".into(),
+                    ))
+                }
+            };
             let index = self.chunk.pages();
-            self.header = Some(value);
+            self.header = Some((value, is_dictionary));
             return Ok(PageKey::new(2 * index as u64));
         };
         let index = {
@@ -497,7 +559,16 @@ impl PageStore for PoolCompressingPageStore {
             state.pages.push(Page::Compressing {
                 uncompressed: header.len() + value.len(),
             });
-            state.pages.len() - 1
+            let index = state.pages.len() - 1;
+            if is_dictionary {
+                if state.dictionary.is_some() {
+                    return Err(ParquetError::General(
+                        "a second dictionary page in one column chunk".into(),
+                    ));
+                }
+                state.dictionary = Some(index);
+            }
+            index
         };
         self.chunk.compress(index, header, value);
         Ok(PageKey::new(2 * index as u64 + 1))
@@ -530,6 +601,87 @@ impl PageStore for PoolCompressingPageStore {
         // Pages count uncompressed until the row group closes, whatever the jobs did: the
         // encoder reads this right after a batch, and it must not depend on timing.
         self.chunk.uncompressed_resident()
+    }
+}
+
+/// A column chunk's compressed pages in file order, read by
+/// `SerializedRowGroupWriter::append_column` as if they were one buffer (without joining them).
+#[derive(Debug)]
+pub struct ChunkPages {
+    blobs: VecDeque<Bytes>,
+    len: u64,
+}
+
+impl ChunkPages {
+    /// The pages' blobs (headers and data) in file order.
+    pub fn blobs(&self) -> impl Iterator<Item = &Bytes> {
+        self.blobs.iter()
+    }
+}
+
+impl Length for ChunkPages {
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl ChunkReader for ChunkPages {
+    type T = ChunkPagesRead;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<ChunkPagesRead> {
+        let mut read = ChunkPagesRead {
+            blobs: self.blobs.clone(),
+        };
+        let mut skip = usize::try_from(start)
+            .map_err(|_| ParquetError::General(format!("offset {start} out of range")))?;
+        while skip > 0 {
+            let front = read.blobs.front_mut().ok_or_else(|| {
+                ParquetError::General(format!("offset {start} past the column chunk"))
+            })?;
+            let n = skip.min(front.len());
+            front.advance(n);
+            skip -= n;
+            if front.is_empty() {
+                read.blobs.pop_front();
+            }
+        }
+        Ok(read)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        let mut out = Vec::with_capacity(length);
+        self.get_read(start)?
+            .take(length as u64)
+            .read_to_end(&mut out)
+            .map_err(|e| ParquetError::External(Box::new(e)))?;
+        if out.len() != length {
+            return Err(ParquetError::General(format!(
+                "{length} bytes at {start} past the column chunk"
+            )));
+        }
+        Ok(Bytes::from(out))
+    }
+}
+
+/// Reads [`ChunkPages`]' blobs one after the other.
+#[derive(Debug)]
+pub struct ChunkPagesRead {
+    blobs: VecDeque<Bytes>,
+}
+
+impl Read for ChunkPagesRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(front) = self.blobs.front_mut() {
+            if front.is_empty() {
+                self.blobs.pop_front();
+                continue;
+            }
+            let n = buf.len().min(front.len());
+            buf[..n].copy_from_slice(&front[..n]);
+            front.advance(n);
+            return Ok(n);
+        }
+        Ok(0)
     }
 }
 

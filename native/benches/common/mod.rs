@@ -129,14 +129,14 @@ pub fn bid_batches() -> (SchemaRef, Vec<RecordBatch>) {
 }
 
 /// Writes `batches` as one file with the encoder itself, as the writer sets it up by default
-/// (Zstd 3, the first batch choosing the dictionary columns): with `pool_compression`, the pages
+/// (Zstd 3, the first batch choosing the dictionary columns): with `own_compression`, the pages
 /// of the text columns without a dictionary (`extra`: random text) are compressed on the encoder
 /// threads, else by their column writers. Returns the file's length.
 #[allow(dead_code)] // The bench and the example each use part of this module.
 pub fn encode_with_encoder(
     schema: &SchemaRef,
     batches: &[RecordBatch],
-    pool_compression: bool,
+    own_compression: bool,
 ) -> usize {
     use frazil::encoder::ColumnParallelEncoder;
     use frazil::options::WriterOptions;
@@ -148,13 +148,13 @@ pub fn encode_with_encoder(
     let properties = options
         .to_writer_properties(&descriptor, &no_dictionary)
         .expect("properties");
-    let mut encoder = ColumnParallelEncoder::try_new_with_pool_compression(
+    let mut encoder = ColumnParallelEncoder::try_new_with_own_compression(
         OutputBuffer::default(),
         schema.clone(),
         &descriptor,
         properties,
         options.row_group_bytes().expect("row group size"),
-        pool_compression,
+        own_compression,
     )
     .expect("encoder");
     let mut chunk = vec![0u8; 1 << 20];
