@@ -1,5 +1,6 @@
 //! Wall and CPU time of whole-file writes of the `bid` batches (1 Mi rows), with the text pages
-//! compressed on the encoder threads (`pool`) or by their column writers (`writer`):
+//! compressed by Frazil (reused contexts, text pages on the encoder threads: `pool`) or by their
+//! arrow-rs column writers (`writer`):
 //!
 //! `FRAZIL_ENCODER_THREADS=2 cargo run --release -p frazil-native --example bid_write -- pool 5`
 //!
