@@ -12,17 +12,6 @@ use std::time::Instant;
 #[path = "../benches/common/mod.rs"]
 mod common;
 
-/// User + system CPU seconds of this process so far (Linux).
-fn process_cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
-    // Fields after the command name (which may contain spaces) start at field 3.
-    let after_name = &stat[stat.rfind(')').expect("stat format") + 2..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks = |i: usize| fields[i - 3].parse::<f64>().expect("ticks");
-    // utime (14) + stime (15), in clock ticks of 1/100 s on Linux.
-    (ticks(14) + ticks(15)) / 100.0
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let own_compression = match args.next().as_deref() {
@@ -34,13 +23,13 @@ fn main() {
     let (schema, batches) = common::bid_batches();
     // One warm-up write: starts the encoder threads and warms the allocator.
     let length = common::encode_with_encoder(&schema, &batches, own_compression);
-    let cpu = process_cpu_seconds();
+    let cpu = common::process_cpu_seconds();
     let wall = Instant::now();
     for _ in 0..repetitions {
         common::encode_with_encoder(&schema, &batches, own_compression);
     }
     let wall = wall.elapsed().as_secs_f64() / repetitions as f64;
-    let cpu = (process_cpu_seconds() - cpu) / repetitions as f64;
+    let cpu = (common::process_cpu_seconds() - cpu) / repetitions as f64;
     println!(
         "mode={} threads={} file_bytes={length} wall_s={wall:.3} cpu_s={cpu:.3} cpu_per_wall={:.2}",
         if own_compression { "pool" } else { "writer" },

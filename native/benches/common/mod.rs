@@ -1,4 +1,5 @@
-//! The Nexmark-like `bid` batches shared by the `encode` bench and the `bid_write` example.
+//! The Nexmark-like `bid` batches and whole-file writes shared by the `encode` bench and the
+//! `bid_write` and `column_costs` examples.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -129,20 +130,36 @@ pub fn bid_batches() -> (SchemaRef, Vec<RecordBatch>) {
 }
 
 /// Writes `batches` as one file with the encoder itself, as the writer sets it up by default
-/// (Zstd 3, the first batch choosing the dictionary columns): with `own_compression`, the pages
-/// of the text columns without a dictionary (`extra`: random text) are compressed on the encoder
-/// threads, else by their column writers. Returns the file's length.
-#[allow(dead_code)] // The bench and the example each use part of this module.
+/// (Zstd 3, the first batch choosing the dictionary columns): with `own_compression`, Frazil
+/// compresses the Zstd pages (reused contexts; `extra`'s random text on the encoder threads),
+/// else arrow-rs's column writers do. Returns the file's length.
+#[allow(dead_code)] // The bench and the examples each use part of this module.
 pub fn encode_with_encoder(
     schema: &SchemaRef,
     batches: &[RecordBatch],
     own_compression: bool,
 ) -> usize {
+    encode_with(schema, batches, "zstd", own_compression, None)
+}
+
+/// [`encode_with_encoder`] with `codec` (`write.parquet.compression-codec`) and, when given, that
+/// many encoder threads instead of the process's.
+#[allow(dead_code)]
+pub fn encode_with(
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+    codec: &str,
+    own_compression: bool,
+    threads: Option<usize>,
+) -> usize {
     use frazil::encoder::ColumnParallelEncoder;
     use frazil::options::WriterOptions;
     use frazil::output::OutputBuffer;
 
-    let options = WriterOptions::from_properties(HashMap::new());
+    let options = WriterOptions::from_properties(HashMap::from([(
+        "write.parquet.compression-codec".to_string(),
+        codec.to_string(),
+    )]));
     let descriptor = frazil::schema::parquet_schema(schema).expect("schema");
     let no_dictionary = frazil::dictionary::columns_without_dictionary_benefit(&batches[0]);
     let properties = options
@@ -157,6 +174,9 @@ pub fn encode_with_encoder(
         own_compression,
     )
     .expect("encoder");
+    if let Some(threads) = threads {
+        encoder = encoder.with_threads(threads);
+    }
     let mut chunk = vec![0u8; 1 << 20];
     let mut length = 0;
     for batch in batches {
@@ -168,4 +188,16 @@ pub fn encode_with_encoder(
         length += encoder.inner_mut().drain_into(&mut chunk);
     }
     length
+}
+
+/// User + system CPU seconds of this process so far (Linux), for the examples' CPU figures.
+#[allow(dead_code)]
+pub fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
+    // Fields after the command name (which may contain spaces) start at field 3.
+    let after_name = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |i: usize| fields[i - 3].parse::<f64>().expect("ticks");
+    // utime (14) + stime (15), in clock ticks of 1/100 s on Linux.
+    (ticks(14) + ticks(15)) / 100.0
 }
