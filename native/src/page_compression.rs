@@ -702,4 +702,25 @@ mod tests {
         assert_eq!(page_type(&header), Some(0));
         assert!(with_compressed_size(&[0x16, 0x00], 5).is_err());
     }
+
+    #[test]
+    fn chunk_pages_read_as_one_buffer_from_any_offset() {
+        let blobs: VecDeque<Bytes> = [&b"abc"[..], b"", b"defgh"]
+            .into_iter()
+            .map(Bytes::from_static)
+            .collect();
+        let pages = ChunkPages { blobs, len: 8 };
+        assert_eq!(pages.len(), 8);
+        let mut read = String::new();
+        pages
+            .get_read(2)
+            .unwrap()
+            .read_to_string(&mut read)
+            .unwrap();
+        assert_eq!(read, "cdefgh");
+        assert_eq!(&pages.get_bytes(1, 4).unwrap()[..], b"bcde");
+        assert_eq!(&pages.get_bytes(0, 8).unwrap()[..], b"abcdefgh");
+        assert!(pages.get_bytes(6, 5).is_err(), "past the end");
+        assert!(pages.get_read(9).is_err(), "offset past the end");
+    }
 }
