@@ -627,6 +627,18 @@ impl<W: Sink> ColumnParallelEncoder<W> {
         let Some(lanes) = self.lanes.take() else {
             return Ok(());
         };
+        let flushed = self.close_row_group(lanes);
+        // Written or lost, the announced pages are done with.
+        self.file.inner_mut().forget_expected_pages();
+        if let Err(e) = &flushed {
+            // The row group is lost, and with it the file: every later call says so.
+            self.failed = Some(e.to_string());
+        }
+        flushed
+    }
+
+    /// Closes the lanes' column writers and appends their chunks as the next row group.
+    fn close_row_group(&mut self, lanes: Vec<Arc<ColumnLane>>) -> Result<()> {
         self.last_memory = None;
         self.max_growth = 0;
         let compressed: Vec<Option<Arc<CompressedChunk>>> =
@@ -687,14 +699,7 @@ impl<W: Sink> ColumnParallelEncoder<W> {
                 Some(pages) => pages.finish(chunk.close_mut()),
                 None => Ok(None),
             };
-            match finished {
-                Ok(pages) => own_pages.push(pages),
-                Err(e) => {
-                    // The row group is lost: so is the file, like after a lane's failure.
-                    self.failed = Some(e.to_string());
-                    return Err(e);
-                }
-            }
+            own_pages.push(finished?);
         }
         self.file
             .inner_mut()
@@ -714,7 +719,6 @@ impl<W: Sink> ColumnParallelEncoder<W> {
         row_group
             .close()
             .map_err(|e| NativeError::parquet("closing a row group", e))?;
-        self.file.inner_mut().forget_expected_pages();
         Ok(())
     }
 

@@ -216,6 +216,21 @@ impl OutputBuffer {
         }
     }
 
+    /// Once the first announced page is matched whole, keeps the page itself as the next pending
+    /// bytes (the written copy is never stored) and stops expecting it.
+    fn keep_if_whole(&mut self) {
+        if self.matched > 0
+            && self
+                .expected
+                .front()
+                .is_some_and(|page| page.len() == self.matched)
+        {
+            self.matched = 0;
+            let page = self.expected.pop_front().expect("the page matched");
+            self.push_page(page);
+        }
+    }
+
     /// Continues matching the first announced page with `data`; returns the bytes of `data`
     /// that are left (all of them when they do not continue the page).
     fn continue_match<'a>(&mut self, data: &'a [u8]) -> &'a [u8] {
@@ -229,11 +244,7 @@ impl OutputBuffer {
             return data;
         }
         self.matched += n;
-        if self.matched == front.len() {
-            self.matched = 0;
-            let page = self.expected.pop_front().expect("the page matched");
-            self.push_page(page);
-        }
+        self.keep_if_whole();
         &data[n..]
     }
 
@@ -249,11 +260,7 @@ impl OutputBuffer {
             return false;
         }
         self.matched = data.len();
-        if self.matched == front.len() {
-            self.matched = 0;
-            let page = self.expected.pop_front().expect("the page matched");
-            self.push_page(page);
-        }
+        self.keep_if_whole();
         true
     }
 }

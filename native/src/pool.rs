@@ -7,8 +7,9 @@
 
 use std::sync::OnceLock;
 use std::thread;
+use std::time::Duration;
 
-use crossbeam_channel::{unbounded, Sender};
+use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -29,15 +30,39 @@ fn pool() -> &'static Sender<Job> {
             let jobs = receiver.clone();
             thread::Builder::new()
                 .name(format!("frazil-encoder-{i}"))
-                .spawn(move || {
-                    for job in jobs {
-                        job();
-                    }
-                })
+                .spawn(move || run_jobs(&jobs))
                 .expect("spawning a Frazil encoder thread");
         }
         sender
     })
+}
+
+/// An encoder thread with no job for this long returns the memory it freed to the OS (see
+/// [`crate::allocator::return_freed_memory`]): the files it encoded are closed or paused.
+const IDLE_RETURN_AFTER: Duration = Duration::from_secs(1);
+
+/// An encoder thread's loop: runs jobs until the pool is gone, returning freed memory once per
+/// idle spell.
+fn run_jobs(jobs: &Receiver<Job>) {
+    let mut returned = true;
+    loop {
+        let next = if returned {
+            jobs.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            jobs.recv_timeout(IDLE_RETURN_AFTER)
+        };
+        match next {
+            Ok(job) => {
+                job();
+                returned = false;
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                crate::allocator::return_freed_memory();
+                returned = true;
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
 }
 
 /// Encoder threads: `FRAZIL_ENCODER_THREADS` when set to a positive number, else one per core,
@@ -77,5 +102,27 @@ mod tests {
             let name = rx.recv().unwrap().unwrap();
             assert!(name.starts_with("frazil-encoder-"), "{name}");
         }
+    }
+
+    #[test]
+    fn threads_idle_past_the_return_keep_taking_jobs() {
+        let (tx, rx) = mpsc::channel();
+        let send = |tx: &mpsc::Sender<u32>, n| {
+            let tx = tx.clone();
+            spawn(move || tx.send(n).unwrap());
+        };
+        send(&tx, 1);
+        assert_eq!(rx.recv().unwrap(), 1);
+        // Every thread passes its idle return (the pool is shared with other tests, so some may
+        // be busy instead; the jobs below must run either way).
+        thread::sleep(IDLE_RETURN_AFTER + Duration::from_millis(300));
+        for n in 0..pool_threads() as u32 * 2 {
+            send(&tx, n);
+        }
+        let mut got: Vec<u32> = (0..pool_threads() * 2)
+            .map(|_| rx.recv().unwrap())
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, (0..pool_threads() as u32 * 2).collect::<Vec<_>>());
     }
 }

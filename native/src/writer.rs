@@ -34,7 +34,6 @@
 use std::sync::Arc;
 
 use arrow::array::{make_array, Array, AsArray, MutableArrayData, RecordBatch};
-use arrow::compute::concat_batches;
 use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
 
 use parquet::schema::types::SchemaDescriptor;
@@ -146,15 +145,13 @@ impl NativeParquetWriter {
     }
 
     /// The arrow-rs writer, created on first use with the dictionary columns chosen from
-    /// `first_batch` (all dictionary-encoded when there is none).
+    /// `first_page` (all dictionary-encoded when it is empty).
     fn writer(
         &mut self,
-        first_batch: Option<&RecordBatch>,
+        first_page: &[RecordBatch],
     ) -> Result<&mut ColumnParallelEncoder<OutputBuffer>> {
         if self.writer.is_none() {
-            let no_dictionary = first_batch
-                .map(dictionary::columns_without_dictionary_benefit)
-                .unwrap_or_default();
+            let no_dictionary = dictionary::columns_without_dictionary_benefit(first_page);
             let properties = self
                 .options
                 .to_writer_properties(&self.descriptor, &no_dictionary)?;
@@ -236,21 +233,13 @@ impl NativeParquetWriter {
     }
 
     /// Creates the writer from the first rows and encodes them, batch by batch so row groups
-    /// are still cut by size as usual.
+    /// are still cut by size as usual. The decision reads the batches as they are: a combined
+    /// copy would double the first page's memory just as every open file reaches it.
     fn flush_first_rows(&mut self) -> Result<()> {
         let batches = std::mem::take(&mut self.first_rows);
         self.first_row_count = 0;
         self.first_leaf_bytes.clear();
-        let sample = match batches.len() {
-            0 | 1 => None,
-            _ => Some(
-                concat_batches(&self.schema, &batches)
-                    .map_err(|e| NativeError::arrow("combining the first batches", e))?,
-            ),
-        };
-        self.writer(sample.as_ref().or(batches.first()))?;
-        drop(sample);
-        let writer = self.writer.as_mut().expect("writer created above");
+        let writer = self.writer(&batches)?;
         for batch in &batches {
             // Copies owned here: the encoder's references keep them alive as long as needed.
             writer.write(batch)?;
@@ -301,7 +290,7 @@ impl NativeParquetWriter {
             // The dictionary decision is taken from the rows there are.
             self.flush_first_rows()?;
         }
-        self.writer(None)?.flush()
+        self.writer(&[])?.flush()
     }
 
     /// Moves up to `dst.len()` encoded bytes into `dst`; 0 means nothing is pending.
@@ -333,7 +322,7 @@ impl NativeParquetWriter {
             if self.writer.is_none() {
                 self.flush_first_rows()?;
             }
-            let writer = self.writer(None)?;
+            let writer = self.writer(&[])?;
             let metadata = writer.finish()?;
             let size = writer.bytes_written() as i64;
             let encode_nanos = i64::try_from(writer.encode_nanos()).unwrap_or(i64::MAX);

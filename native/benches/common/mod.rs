@@ -161,7 +161,7 @@ pub fn encode_with(
         codec.to_string(),
     )]));
     let descriptor = frazil::schema::parquet_schema(schema).expect("schema");
-    let no_dictionary = frazil::dictionary::columns_without_dictionary_benefit(&batches[0]);
+    let no_dictionary = frazil::dictionary::columns_without_dictionary_benefit(&batches[..1]);
     let properties = options
         .to_writer_properties(&descriptor, &no_dictionary)
         .expect("properties");

@@ -5,6 +5,7 @@
 //! memory, and the registry's size is the live-writer count tests check for leaks. Each
 //! writer is confined to one Java thread; the registry lock is held only for the lookup.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
 
@@ -18,10 +19,16 @@ fn live() -> MutexGuard<'static, Option<HashSet<usize>>> {
     LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+thread_local! {
+    /// Writers this thread opened and has not freed yet.
+    static OPEN_HERE: Cell<usize> = const { Cell::new(0) };
+}
+
 /// Moves `writer` to the heap and returns its handle.
 pub fn into_handle(writer: PipelinedWriter) -> i64 {
     let ptr = Box::into_raw(Box::new(writer)) as usize;
     live().get_or_insert_with(HashSet::new).insert(ptr);
+    OPEN_HERE.with(|open| open.set(open.get() + 1));
     ptr as i64
 }
 
@@ -47,6 +54,18 @@ pub fn free(handle: i64) {
     if removed {
         // SAFETY: removed from the registry exactly once, so this is the single owner.
         drop(unsafe { Box::from_raw(ptr as *mut PipelinedWriter) });
+        // The thread's last file is gone (a Flink task at a checkpoint, a finished job): what its
+        // files freed goes back to the OS rather than stay with a thread that may write nothing
+        // more (at most once per purge delay; see the allocator). A writer freed on another
+        // thread than its own leaves both counts as they are.
+        let last_here = OPEN_HERE.with(|open| {
+            let was = open.get();
+            open.set(was.saturating_sub(1));
+            was == 1
+        });
+        if last_here {
+            crate::allocator::return_freed_memory_if_due();
+        }
     }
 }
 
