@@ -299,6 +299,14 @@ final class FanoutReport {
     for (int n : options.partitions) {
       List<FanoutBench.Trial> s = cell("stock", n);
       List<FanoutBench.Trial> f = cell("frazil", n);
+      if (s.isEmpty() && !f.isEmpty() && stockRanOutOfMemory(n)) {
+        // Stock could not finish at all: Frazil's run is below it on every axis.
+        double frazilRss = stat(f, q("peak_rss_bytes", MB)).median;
+        rss.append(
+            String.format(Locale.ROOT, " N=%,d %.0f MB vs stock out of memory;", n, frazilRss));
+        close.append(String.format(Locale.ROOT, " N=%,d stock out of memory;", n));
+        continue;
+      }
       if (s.isEmpty() || f.isEmpty()) {
         complete = false;
         continue;
@@ -320,7 +328,14 @@ final class FanoutReport {
     int top = options.partitions.get(options.partitions.size() - 1);
     List<FanoutBench.Trial> s = cell("stock", top);
     List<FanoutBench.Trial> f = cell("frazil", top);
-    if (!s.isEmpty() && !f.isEmpty()) {
+    if (s.isEmpty() && !f.isEmpty() && stockRanOutOfMemory(top)) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| N=%,d wall ≥ 5.5× stock | stock out of memory | Frazil %.0f ms |\n",
+              top,
+              stat(f, q("wall_ns", 1e6)).median));
+    } else if (!s.isEmpty() && !f.isEmpty()) {
       Report.Ratio wall = new Report.Ratio(stat(s, q("wall_ns", 1e6)), stat(f, q("wall_ns", 1e6)));
       md.append(
           String.format(
@@ -344,9 +359,18 @@ final class FanoutReport {
       }
       oom |= frazilOk && !stockOk;
     }
+    StringBuilder gridOom = new StringBuilder();
+    for (int n : options.partitions) {
+      if (stockRanOutOfMemory(n) && !cell("frazil", n).isEmpty()) {
+        oom = true;
+        gridOom.append(String.format(Locale.ROOT, " heap %s at N=%,d;", options.heap, n));
+      }
+    }
     md.append("| a heap at which stock fails and Frazil completes | ");
-    md.append(options.oomHeaps.isEmpty() ? "not run" : verdict(oom))
-        .append(" | see the heap search |\n");
+    md.append(options.oomHeaps.isEmpty() && gridOom.length() == 0 ? "not run" : verdict(oom))
+        .append(" |")
+        .append(gridOom)
+        .append(" see the heap search |\n");
     s = cell("stock", 1);
     f = cell("frazil", 1);
     if (!s.isEmpty() && !f.isEmpty()) {
@@ -367,6 +391,23 @@ final class FanoutReport {
               fileWriteReference()));
     }
     md.append('\n');
+  }
+
+  /** True when stock's measured trials at {@code n} in the grid all ran out of Java heap. */
+  private boolean stockRanOutOfMemory(int n) {
+    boolean any = false;
+    for (FanoutBench.Trial t : trials) {
+      if ("grid".equals(t.stage)
+          && "measured".equals(t.phase)
+          && "stock".equals(t.arm)
+          && t.partitions == n) {
+        if (!"oom".equals(t.outcome)) {
+          return false;
+        }
+        any = true;
+      }
+    }
+    return any;
   }
 
   private static String verdict(boolean met) {
