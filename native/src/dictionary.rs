@@ -37,13 +37,19 @@ pub fn columns_without_dictionary_benefit(first_page: &[RecordBatch]) -> Vec<Col
             .iter()
             .map(|batch| batch.column(index).clone())
             .collect();
-        visit(field, &arrays, vec![field.name().clone()], &mut out);
+        collect_columns_without_benefit(field, &arrays, vec![field.name().clone()], &mut out);
     }
     out
 }
 
-/// `arrays` are one column's pieces, one per batch of the first page.
-fn visit(field: &Field, arrays: &[ArrayRef], path: Vec<String>, out: &mut Vec<ColumnPath>) {
+/// Adds to `out` the leaf columns of `field` (at `path`) that do not compress with a dictionary;
+/// `arrays` are the column's pieces, one per batch of the first page.
+pub(crate) fn collect_columns_without_benefit(
+    field: &Field,
+    arrays: &[ArrayRef],
+    path: Vec<String>,
+    out: &mut Vec<ColumnPath>,
+) {
     if let DataType::Struct(children) = field.data_type() {
         for (index, child) in children.iter().enumerate() {
             let pieces: Vec<ArrayRef> = arrays
@@ -52,7 +58,7 @@ fn visit(field: &Field, arrays: &[ArrayRef], path: Vec<String>, out: &mut Vec<Co
                 .collect();
             let mut child_path = path.clone();
             child_path.push(child.name().clone());
-            visit(child, &pieces, child_path, out);
+            collect_columns_without_benefit(child, &pieces, child_path, out);
         }
         return;
     }
@@ -72,6 +78,19 @@ pub struct EncodedSizes {
 }
 
 impl EncodedSizes {
+    /// The sizes of `values` non-null values, `distinct` of them distinct, taking `plain` bytes
+    /// plain and `dictionary` bytes as a dictionary.
+    pub fn from_counts(values: usize, distinct: usize, plain: usize, dictionary: usize) -> Self {
+        // RLE/bit-packed indexes: about bit_width(distinct - 1) bits per value, plus the width
+        // byte.
+        let bits = usize::BITS as usize - distinct.saturating_sub(1).leading_zeros() as usize;
+        Self {
+            plain,
+            dictionary,
+            indexes: 1 + (values * bits).div_ceil(8),
+        }
+    }
+
     /// parquet-java's `DictionaryValuesWriter.isCompressionSatisfying`.
     pub fn dictionary_pays(&self) -> bool {
         self.dictionary + self.indexes < self.plain
@@ -79,12 +98,15 @@ impl EncodedSizes {
 }
 
 fn sizes(values: usize, distinct: usize, plain: usize, dictionary: usize) -> EncodedSizes {
-    // RLE/bit-packed indexes: about bit_width(distinct - 1) bits per value, plus the width byte.
-    let bits = usize::BITS as usize - distinct.saturating_sub(1).leading_zeros() as usize;
-    EncodedSizes {
-        plain,
-        dictionary,
-        indexes: 1 + (values * bits).div_ceil(8),
+    EncodedSizes::from_counts(values, distinct, plain, dictionary)
+}
+
+/// Bytes of a decimal of `precision` digits in a plain page (Iceberg's physical types).
+pub(crate) fn decimal_plain_width(precision: u8) -> usize {
+    match precision {
+        1..=9 => 4,
+        10..=18 => 8,
+        p => crate::schema::decimal_required_bytes(i32::from(p)) as usize,
     }
 }
 
@@ -158,12 +180,7 @@ fn plain_and_dictionary_sizes(arrays: &[ArrayRef]) -> Option<EncodedSizes> {
         DataType::Float32 => fixed_width::<Float32Type, u32>(arrays, 4, f32::to_bits),
         DataType::Float64 => fixed_width::<Float64Type, u64>(arrays, 8, f64::to_bits),
         DataType::Decimal128(precision, _) => {
-            let width = match precision {
-                1..=9 => 4,
-                10..=18 => 8,
-                p => crate::schema::decimal_required_bytes(i32::from(*p)) as usize,
-            };
-            primitive::<Decimal128Type>(arrays, width)
+            primitive::<Decimal128Type>(arrays, decimal_plain_width(*precision))
         }
         DataType::Utf8 => bytes(
             arrays

@@ -28,6 +28,7 @@
 //! * [`pool`] — the process-wide encoder threads.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
+//! * [`first_page`] — the rows a file holds until that rule is applied, kept compact.
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
 //! * [`allocator`] — mimalloc as the global allocator, and its purge delay.
@@ -37,6 +38,7 @@ pub mod dictionary;
 pub mod encoder;
 pub mod error;
 pub mod ffi;
+pub mod first_page;
 pub mod jni;
 pub mod options;
 pub mod output;

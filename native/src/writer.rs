@@ -33,45 +33,18 @@
 
 use std::sync::Arc;
 
-use arrow::array::{make_array, Array, AsArray, MutableArrayData, RecordBatch};
+use arrow::array::{Array, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Decimal128Type, SchemaRef};
 
-use parquet::schema::types::SchemaDescriptor;
+use parquet::schema::types::{ColumnPath, SchemaDescriptor};
 
-use crate::dictionary;
 use crate::encoder::{BatchDone, ColumnParallelEncoder};
 use crate::error::{NativeError, Result};
+use crate::first_page::FirstPage;
 use crate::options::WriterOptions;
 use crate::output::OutputBuffer;
 use crate::schema::parquet_schema;
 use crate::stats::{summarize, FileSummary, FloatTracker};
-
-/// A copy of `batch` in Rust-owned buffers, so the caller's (Java) buffers can be released.
-fn deep_copy(batch: &RecordBatch) -> Result<RecordBatch> {
-    let mut columns = Vec::with_capacity(batch.num_columns());
-    for column in batch.columns() {
-        let data = column.to_data();
-        let mut copy = MutableArrayData::new(vec![&data], false, data.len());
-        copy.try_extend(0, 0, data.len())
-            .map_err(|e| NativeError::arrow("copying a batch", e))?;
-        columns.push(make_array(copy.freeze()));
-    }
-    RecordBatch::try_new(batch.schema(), columns)
-        .map_err(|e| NativeError::arrow("copying a batch", e))
-}
-
-/// Appends the bytes of each leaf column of `array` (struct fields visited in order; a list or
-/// map counts as one), as Arrow holds them: close to their plain encoded size.
-fn leaf_bytes(array: &dyn Array, out: &mut Vec<usize>) {
-    match array.data_type() {
-        DataType::Struct(_) => {
-            for child in array.as_struct().columns() {
-                leaf_bytes(child.as_ref(), out);
-            }
-        }
-        _ => out.push(array.to_data().get_slice_memory_size().unwrap_or(0)),
-    }
-}
 
 /// Rejects decimal values with more digits than their column's precision: the encoder would
 /// otherwise cut them to the Parquet width and store a different number.
@@ -105,13 +78,10 @@ pub struct NativeParquetWriter {
     descriptor: SchemaDescriptor,
     options: WriterOptions,
     /// Created once the first page's worth of rows is known, which decides the dictionary
-    /// columns (see [`dictionary`]).
+    /// columns (see [`crate::dictionary`]).
     writer: Option<ColumnParallelEncoder<OutputBuffer>>,
-    /// Copies of the batches seen before the writer exists (at most one page of rows).
-    first_rows: Vec<RecordBatch>,
-    first_row_count: usize,
-    /// Bytes of each leaf column in `first_rows` (see [`leaf_bytes`]).
-    first_leaf_bytes: Vec<usize>,
+    /// The rows seen before the writer exists (at most one page of them).
+    first_page: FirstPage,
     /// The first page ends at this many rows or when one column holds `decision_bytes`.
     decision_rows: usize,
     decision_bytes: usize,
@@ -134,9 +104,7 @@ impl NativeParquetWriter {
             descriptor,
             options: options.clone(),
             writer: None,
-            first_rows: Vec::new(),
-            first_row_count: 0,
-            first_leaf_bytes: Vec::new(),
+            first_page: FirstPage::default(),
             decision_rows: options.page_row_limit()?,
             decision_bytes: options.page_size_bytes()?,
             row_group_bytes: options.row_group_bytes()?,
@@ -144,17 +112,16 @@ impl NativeParquetWriter {
         })
     }
 
-    /// The arrow-rs writer, created on first use with the dictionary columns chosen from
-    /// `first_page` (all dictionary-encoded when it is empty).
+    /// The arrow-rs writer, created on first use with the dictionary switched off for
+    /// `no_dictionary` (decided from the first page).
     fn writer(
         &mut self,
-        first_page: &[RecordBatch],
+        no_dictionary: &[ColumnPath],
     ) -> Result<&mut ColumnParallelEncoder<OutputBuffer>> {
         if self.writer.is_none() {
-            let no_dictionary = dictionary::columns_without_dictionary_benefit(first_page);
             let properties = self
                 .options
-                .to_writer_properties(&self.descriptor, &no_dictionary)?;
+                .to_writer_properties(&self.descriptor, no_dictionary)?;
             let writer = ColumnParallelEncoder::try_new(
                 OutputBuffer::default(),
                 Arc::clone(&self.schema),
@@ -202,24 +169,15 @@ impl NativeParquetWriter {
         if let Some(writer) = self.writer.as_mut() {
             return writer.write(batch);
         }
-        // Until a page's worth of rows is in, keep copies (the caller's buffers are released
-        // when this returns), then choose the dictionary columns from all of them. Like
+        // Until a page's worth of rows is in, hold them (the caller's buffers are released when
+        // this returns), then choose the dictionary columns from all of them. Like
         // parquet-java's first page, that is page-row-limit rows or, sooner, page-size bytes in
         // one column: wide rows are then held for a page, not for thousands of rows, and most
         // files are encoded while rows arrive instead of at close.
-        let copy = deep_copy(batch)?;
-        let mut leaves = Vec::with_capacity(self.first_leaf_bytes.len());
-        for column in copy.columns() {
-            leaf_bytes(column.as_ref(), &mut leaves);
-        }
-        self.first_leaf_bytes.resize(leaves.len(), 0);
-        for (total, bytes) in self.first_leaf_bytes.iter_mut().zip(leaves) {
-            *total += bytes;
-        }
-        self.first_rows.push(copy);
-        self.first_row_count += batch.num_rows();
-        let widest = self.first_leaf_bytes.iter().copied().max().unwrap_or(0);
-        if self.first_row_count >= self.decision_rows || widest >= self.decision_bytes {
+        self.first_page.take(batch)?;
+        if self.first_page.rows() >= self.decision_rows
+            || self.first_page.widest_leaf_bytes() >= self.decision_bytes
+        {
             self.flush_first_rows()?;
         }
         Ok(None)
@@ -232,43 +190,34 @@ impl NativeParquetWriter {
         }
     }
 
-    /// Creates the writer from the first rows and encodes them, batch by batch so row groups
-    /// are still cut by size as usual. The decision reads the batches as they are: a combined
-    /// copy would double the first page's memory just as every open file reaches it.
+    /// Creates the writer from the first rows and encodes them, in the batches they came in so
+    /// row groups are still cut by size as usual. One batch at a time is rebuilt in plain form:
+    /// a whole plain copy would double the first page's memory just as every open file reaches
+    /// it.
     fn flush_first_rows(&mut self) -> Result<()> {
-        let batches = std::mem::take(&mut self.first_rows);
-        self.first_row_count = 0;
-        self.first_leaf_bytes.clear();
-        let writer = self.writer(&batches)?;
-        for batch in &batches {
-            // Copies owned here: the encoder's references keep them alive as long as needed.
-            writer.write(batch)?;
+        let first_page = std::mem::take(&mut self.first_page);
+        let no_dictionary = first_page.columns_without_dictionary_benefit();
+        let writer = self.writer(&no_dictionary)?;
+        for batch in first_page.into_batches() {
+            writer.write(&batch?)?;
         }
         Ok(())
     }
 
     /// Bytes the file will have if closed now: written plus the estimated size of the open row
-    /// group (before the writer exists, the raw size of the rows held). Exact once closed.
+    /// group (before the writer exists, the plain size of the rows held). Exact once closed.
     pub fn estimated_length(&self) -> u64 {
         match self.writer.as_ref() {
             Some(w) => w.estimated_length() as u64,
-            None => self
-                .first_rows
-                .iter()
-                .map(|b| b.get_array_memory_size() as u64)
-                .sum(),
+            None => self.first_page.plain_bytes() as u64,
         }
     }
 
-    /// Bytes of memory this file holds now: the first rows' copies before the encoder exists,
+    /// Bytes of memory this file holds now: the first page's rows before the encoder exists,
     /// the open row group's column writers, and the output buffer. As of the batches encoded so
     /// far (batches still in flight are the caller's memory).
     pub fn held_bytes(&mut self) -> u64 {
-        let first_rows: usize = self
-            .first_rows
-            .iter()
-            .map(RecordBatch::get_array_memory_size)
-            .sum();
+        let first_rows = self.first_page.memory_size();
         let encoder = self
             .writer
             .as_mut()
@@ -284,7 +233,7 @@ impl NativeParquetWriter {
     pub fn flush_row_group(&mut self) -> Result<()> {
         self.ensure_open("flush a row group")?;
         if self.writer.is_none() {
-            if self.first_rows.is_empty() {
+            if self.first_page.is_empty() {
                 return Ok(());
             }
             // The dictionary decision is taken from the rows there are.
@@ -496,7 +445,7 @@ mod tests {
             writer.writer.is_some(),
             "100 wide rows ended the first page"
         );
-        assert!(writer.first_rows.is_empty() && writer.first_leaf_bytes.is_empty());
+        assert!(writer.first_page.is_empty());
         writer.write(&wide(100)).unwrap();
         let summary = writer.close().unwrap().clone();
         let mut file = Vec::new();

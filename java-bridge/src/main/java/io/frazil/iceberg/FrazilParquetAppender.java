@@ -152,8 +152,13 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     this.batch = null;
     inFlight.addLast(written);
     fileWriter.write(written.root(), allocator, BATCHES_IN_FLIGHT, written.bufferedBytes());
-    // Native code has released every batch but the last BATCHES_IN_FLIGHT.
-    releaseUpTo(BATCHES_IN_FLIGHT);
+    // Native code has released every batch but the last BATCHES_IN_FLIGHT, and usually more: a
+    // file that fills batches slowly (one of many open partitions) finds the older ones encoded.
+    // One spare is all the next batch needs; more would sit in every open file until it closes.
+    releaseUpTo(fileWriter.releaseEncoded());
+    while (spare.size() > 1) {
+      spare.pollLast().close();
+    }
   }
 
   @Override
