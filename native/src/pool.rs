@@ -46,22 +46,25 @@ const IDLE_RETURN_AFTER: Duration = Duration::from_secs(1);
 fn run_jobs(jobs: &Receiver<Job>) {
     let mut returned = true;
     loop {
-        let next = if returned {
-            jobs.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        let job = if returned {
+            // Nothing left to return: wait for as long as it takes.
+            match jobs.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            }
         } else {
-            jobs.recv_timeout(IDLE_RETURN_AFTER)
+            match jobs.recv_timeout(IDLE_RETURN_AFTER) {
+                Ok(job) => job,
+                Err(RecvTimeoutError::Timeout) => {
+                    crate::allocator::return_freed_memory();
+                    returned = true;
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
         };
-        match next {
-            Ok(job) => {
-                job();
-                returned = false;
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                crate::allocator::return_freed_memory();
-                returned = true;
-            }
-            Err(RecvTimeoutError::Disconnected) => return,
-        }
+        job();
+        returned = false;
     }
 }
 
