@@ -80,9 +80,10 @@ class TestMemoryBudget {
     // A file that holds next to nothing is not worth a row group: no shedding at every row (a
     // 64 KiB output buffer kept per file once made 64 files shed on each of 160,000 rows).
     assertThat(budget.earlyFlushes()).isLessThan(rows / 50);
-    // Without a budget the same files hold several times more; with it, the process stays near
-    // the budget (it is checked when a file's memory grows, so it can be passed by one growth).
-    assertThat(unbounded.peakHeld).isGreaterThan(4 * budgeted.peakHeld);
+    // Without a budget the same files hold several times more (about 3 times: 12.9 vs 4.2 MB
+    // since string buffers grow with their data only); with it, the process stays near the budget
+    // (it is checked when a file's memory grows, so it can be passed by one growth).
+    assertThat(unbounded.peakHeld).isGreaterThan(2 * budgeted.peakHeld);
     assertThat(budgeted.peakHeld).isLessThan(3 * budget.limitBytes());
 
     for (int f = 0; f < files; f += 1) {
