@@ -31,6 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arrow::array::{Array, AsArray, RecordBatch};
@@ -72,19 +73,49 @@ fn check_decimal_precision(name: &str, array: &dyn Array) -> Result<()> {
     }
 }
 
+/// Rows held past the first page go to the encoder once they take this many pages' bytes (see
+/// [`NativeParquetWriter::write_pipelined`]).
+const HOLD_PAGES: usize = 2;
+
+/// Set while the process's memory budget is under pressure (see [`set_memory_pressure`]).
+static MEMORY_PRESSURE: AtomicBool = AtomicBool::new(false);
+
+/// Tells every writer whether memory is short, process-wide (on the JVM: the memory budget, when
+/// its files hold more than half of it). While it is, a file whose first page is complete keeps
+/// its rows held, compact, up to a page's row limit instead of starting its encoder (see
+/// [`NativeParquetWriter::write_pipelined`]); when it ends, such files start their encoders at
+/// their next batch. The bytes of a file never depend on it.
+pub fn set_memory_pressure(on: bool) {
+    MEMORY_PRESSURE.store(on, Ordering::Relaxed);
+}
+
+/// True while [`set_memory_pressure`] says memory is short.
+pub fn memory_pressure() -> bool {
+    MEMORY_PRESSURE.load(Ordering::Relaxed)
+}
+
 /// Encodes one Iceberg Parquet data file from Arrow batches.
 pub struct NativeParquetWriter {
     schema: SchemaRef,
     descriptor: SchemaDescriptor,
     options: WriterOptions,
-    /// Created once the first page's worth of rows is known, which decides the dictionary
-    /// columns (see [`crate::dictionary`]).
+    /// Created once the rows held reach `decision_rows` or `hold_bytes` (or at a flush or the
+    /// close), with the dictionary columns the first page chose (see [`crate::dictionary`]).
     writer: Option<ColumnParallelEncoder<OutputBuffer>>,
-    /// The rows seen before the writer exists (at most one page of them).
+    /// The rows seen before the writer exists: the first page, and after it the rows up to the
+    /// row limit of a page.
     first_page: FirstPage,
+    /// Columns without a dictionary, chosen when the first page was complete.
+    no_dictionary: Option<Vec<ColumnPath>>,
     /// The first page ends at this many rows or when one column holds `decision_bytes`.
     decision_rows: usize,
     decision_bytes: usize,
+    /// Rows held past the first page go to the encoder at `decision_rows` rows or once they hold
+    /// this many bytes.
+    hold_bytes: usize,
+    /// Whether rows are held past the first page: `None` follows [`memory_pressure`] (tests fix
+    /// it).
+    hold_past_first_page: Option<bool>,
     row_group_bytes: usize,
     floats: Option<FloatTracker>,
     summary: Option<FileSummary>,
@@ -105,8 +136,11 @@ impl NativeParquetWriter {
             options: options.clone(),
             writer: None,
             first_page: FirstPage::default(),
+            no_dictionary: None,
             decision_rows: options.page_row_limit()?,
             decision_bytes: options.page_size_bytes()?,
+            hold_bytes: options.page_size_bytes()?.saturating_mul(HOLD_PAGES),
+            hold_past_first_page: None,
             row_group_bytes: options.row_group_bytes()?,
             summary: None,
         })
@@ -172,11 +206,26 @@ impl NativeParquetWriter {
         // Until a page's worth of rows is in, hold them (the caller's buffers are released when
         // this returns), then choose the dictionary columns from all of them. Like
         // parquet-java's first page, that is page-row-limit rows or, sooner, page-size bytes in
-        // one column: wide rows are then held for a page, not for thousands of rows, and most
-        // files are encoded while rows arrive instead of at close.
+        // one column.
         self.first_page.take(batch)?;
+        if self.no_dictionary.is_none()
+            && (self.first_page.rows() >= self.decision_rows
+                || self.first_page.widest_leaf_bytes() >= self.decision_bytes)
+        {
+            self.no_dictionary = Some(self.first_page.columns_without_dictionary_benefit());
+        }
+        // Under memory pressure the rows stay held, compact, up to a page's row limit. In the
+        // encoder an open page costs 10 bytes a value of a dictionary column (arrow-rs keeps a
+        // 64-bit index and a 16-bit level for each), and a file of a few thousand rows (many open
+        // partitions) keeps its page open until it closes; held, a repeating value costs 2
+        // bytes. Wide rows still go to the encoder at `hold_bytes`: held for a page or two, not
+        // for thousands of rows. The price is time at close, where the held rows are encoded:
+        // so only under pressure, where the alternative is cutting row groups early. The bytes
+        // are the same either way: the encoder gets the same batches in the same order.
+        let holding = self.hold_past_first_page.unwrap_or_else(memory_pressure);
         if self.first_page.rows() >= self.decision_rows
-            || self.first_page.widest_leaf_bytes() >= self.decision_bytes
+            || (self.no_dictionary.is_some()
+                && (!holding || self.first_page.memory_size() >= self.hold_bytes))
         {
             self.flush_first_rows()?;
         }
@@ -193,10 +242,13 @@ impl NativeParquetWriter {
     /// Creates the writer from the first rows and encodes them, in the batches they came in so
     /// row groups are still cut by size as usual. One batch at a time is rebuilt in plain form:
     /// a whole plain copy would double the first page's memory just as every open file reaches
-    /// it.
+    /// it. Without a complete first page (a flush or a close), the rows there are decide.
     fn flush_first_rows(&mut self) -> Result<()> {
         let first_page = std::mem::take(&mut self.first_page);
-        let no_dictionary = first_page.columns_without_dictionary_benefit();
+        let no_dictionary = match self.no_dictionary.take() {
+            Some(decided) => decided,
+            None => first_page.columns_without_dictionary_benefit(),
+        };
         let writer = self.writer(&no_dictionary)?;
         for batch in first_page.into_batches() {
             writer.write(&batch?)?;
@@ -435,24 +487,102 @@ mod tests {
         narrow.write(&batch(&schema, 19_000, 1_000)).unwrap();
         assert!(narrow.writer.is_some(), "20,000 rows end the first page");
         // Wide rows: 10 rows of 4 KB notes per batch (40,044 bytes with their offsets), so the
-        // tenth batch brings the note column to the page size.
-        let mut writer = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        // tenth batch brings the note column to the page size and decides. Without memory
+        // pressure the encoder starts there.
+        let mut eager = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        eager.hold_past_first_page = Some(false);
         for b in 0..10 {
-            assert!(writer.writer.is_none(), "{} notes are held", b * 10);
+            assert!(eager.writer.is_none(), "{} notes are held", b * 10);
+            eager.write(&wide(b * 10)).unwrap();
+        }
+        assert!(eager.writer.is_some(), "100 wide rows ended the first page");
+        assert!(eager.first_page.is_empty());
+        // Under pressure the rows stay held until they take two pages' bytes of memory (by the
+        // 20th batch), not until 20,000 rows.
+        let mut writer = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        writer.hold_past_first_page = Some(true);
+        for b in 0..10 {
+            assert!(writer.no_dictionary.is_none(), "{} notes are held", b * 10);
             writer.write(&wide(b * 10)).unwrap();
         }
         assert!(
-            writer.writer.is_some(),
+            writer.no_dictionary.is_some(),
             "100 wide rows ended the first page"
         );
+        let mut batches = 10;
+        let mut held_before = 0;
+        while writer.writer.is_none() {
+            held_before = writer.held_bytes();
+            writer.write(&wide(batches * 10)).unwrap();
+            batches += 1;
+        }
+        assert!(
+            (11..=20).contains(&batches) && held_before < 800_000,
+            "wide rows went to the encoder after {batches} batches, {held_before} bytes held"
+        );
         assert!(writer.first_page.is_empty());
-        writer.write(&wide(100)).unwrap();
+        writer.write(&wide(batches * 10)).unwrap();
+        let rows = (batches + 1) * 10;
         let summary = writer.close().unwrap().clone();
         let mut file = Vec::new();
         drain_all(&mut writer, &mut file);
-        assert_eq!(summary.record_count, 110);
+        assert_eq!(summary.record_count, rows);
         let (_, _, ids) = read_back(file);
-        assert_eq!(ids, (0..110).collect::<Vec<i64>>());
+        assert_eq!(ids, (0..rows).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn rows_held_past_the_first_page_under_pressure_take_less_memory_and_encode_to_the_same_bytes()
+    {
+        let schema = schema();
+        // 200-byte notes, 50 distinct: the note column reaches the page size at 2,000 rows.
+        let options = WriterOptions::from_properties(HashMap::from([(
+            "write.parquet.page-size-bytes".to_string(),
+            "400000".to_string(),
+        )]));
+        let repeating = |from: i64| {
+            let ids: Vec<i64> = (from..from + 1_000).collect();
+            let notes =
+                StringArray::from_iter_values(ids.iter().map(|i| format!("{:>200}", i % 50)));
+            let columns = vec![
+                Arc::new(Int64Array::from(ids)) as ArrayRef,
+                Arc::new(notes) as ArrayRef,
+            ];
+            RecordBatch::try_new(Arc::clone(&schema), columns).unwrap()
+        };
+        let mut held = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        held.hold_past_first_page = Some(true);
+        // Without memory pressure the encoder starts with the first page's decision.
+        let mut eager = NativeParquetWriter::try_new(Arc::clone(&schema), &options).unwrap();
+        eager.hold_past_first_page = Some(false);
+        for b in 0..12 {
+            held.write(&repeating(b * 1_000)).unwrap();
+            eager.write(&repeating(b * 1_000)).unwrap();
+        }
+        assert!(
+            held.no_dictionary.is_some(),
+            "the first page ended at 2,000 rows"
+        );
+        assert!(
+            held.writer.is_none(),
+            "12,000 rows of repeating notes are held"
+        );
+        assert!(eager.writer.is_some());
+        let (held_bytes, eager_bytes) = (held.held_bytes(), eager.held_bytes());
+        assert!(
+            held_bytes < eager_bytes,
+            "held rows take {held_bytes} bytes, the encoder {eager_bytes}"
+        );
+        let mut files = Vec::new();
+        for writer in [&mut held, &mut eager] {
+            writer.close().unwrap();
+            let mut file = Vec::new();
+            drain_all(writer, &mut file);
+            files.push(file);
+        }
+        assert_eq!(files[0], files[1], "holding the rows changed the file");
+        let (_, _, ids) = read_back(files.pop().unwrap());
+        assert_eq!(ids, (0..12_000).collect::<Vec<i64>>());
     }
 
     #[test]

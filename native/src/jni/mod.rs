@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use jni::objects::{JByteArray, JClass, JString};
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 
 use crate::error::{NativeError, Result};
@@ -240,6 +240,31 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_nativeAllocatedByt
         Ok(i64::try_from(crate::allocator::allocated_bytes()).unwrap_or(i64::MAX))
     })
     .resolve::<ThrowJava>()
+}
+
+/// `static native void setMemoryPressure(boolean on)`: whether memory is short, process-wide
+/// (see [`crate::writer::set_memory_pressure`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_setMemoryPressure<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    on: jboolean,
+) {
+    env.with_env(|_env| -> Result<_> {
+        crate::writer::set_memory_pressure(on);
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native boolean memoryPressure()`: what [`crate::writer::memory_pressure`] says.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_frazil_jni_NativeParquetWriter_memoryPressure<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+) -> jboolean {
+    env.with_env(|_env| -> Result<_> { Ok(crate::writer::memory_pressure()) })
+        .resolve::<ThrowJava>()
 }
 
 /// Decodes Java's `NativeParquetWriter.encodeProperties`: `i32 count`, then per entry

@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * a file is only ever touched by its own thread. A write never fails because of the budget; it only
  * makes row groups smaller.
  *
+ * <p>Before it comes to that: once the files hold more than half the budget, memory is short
+ * ({@link NativeParquetWriter#setUnderMemoryPressure}), and files whose first page is complete keep
+ * their rows held compactly, up to a page's row limit, instead of opening the encoder's page (about
+ * five times the memory for repeating values). Their rows are encoded at close, so closing takes
+ * longer, but files keep their row groups. Below three eighths of the budget the pressure ends.
+ *
  * <p>Set per process with {@value #PROPERTY} (a size such as {@code 256m} or {@code 1g}, a share of
  * the maximum Java heap such as {@code 25%}, or {@code off}); the default is {@value
  * #DEFAULT_BUDGET}. A table opts its files out with {@value #TABLE_PROPERTY}{@code =false}.
@@ -49,6 +55,14 @@ public final class MemoryBudget {
 
   /** Shedding stops once the files hold this share of the budget, so it does not run per row. */
   private static final double RELIEVED_SHARE = 0.75;
+
+  /** Memory is short above this share of the budget, and no longer short below the next one. */
+  private static final double PRESSURE_SHARE = 0.5;
+
+  private static final double PRESSURE_ENDS_SHARE = 0.375;
+
+  /** What the native library was last told about memory pressure (one flag per process). */
+  private static volatile boolean underPressure = false;
 
   /** A file holding less than this is not worth a row group of its own. */
   private static final long MIN_SHED_BYTES = 64 * 1024;
@@ -128,9 +142,12 @@ public final class MemoryBudget {
     return member;
   }
 
-  /** Removes a file that closed or failed. */
+  /** Removes a file that closed or failed; the last one out ends any memory pressure. */
   void leave(Member member) {
     open.remove(member);
+    if (open.isEmpty()) {
+      signalPressure(false);
+    }
   }
 
   /**
@@ -148,6 +165,9 @@ public final class MemoryBudget {
     // Published for other threads that may need to ask this file to shed.
     member.lastHeld = member.file.heldBytes();
     long used = usedBytes();
+    if (underPressure ? used < limit * PRESSURE_ENDS_SHARE : used > limit * PRESSURE_SHARE) {
+      signalPressure(!underPressure);
+    }
     if (used > relieveAbove) {
       relieve(used);
     } else if (used <= limit && relieveAbove != limit) {
@@ -201,6 +221,19 @@ public final class MemoryBudget {
       }
       member.shedRequested = true;
       asked += member.lastHeld;
+    }
+  }
+
+  private static void signalPressure(boolean on) {
+    if (underPressure == on || !NativeLoader.isLoaded()) {
+      return;
+    }
+    synchronized (MemoryBudget.class) {
+      if (underPressure != on) {
+        NativeParquetWriter.setUnderMemoryPressure(on);
+        underPressure = on;
+        LOG.debug("Frazil's memory pressure {}", on ? "begins" : "ends");
+      }
     }
   }
 

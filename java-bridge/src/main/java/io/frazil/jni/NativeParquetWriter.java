@@ -132,6 +132,22 @@ public final class NativeParquetWriter implements AutoCloseable {
     return nativeAllocatedBytes();
   }
 
+  /**
+   * Tells the native library whether memory is short, process-wide. While it is, a file whose first
+   * page is complete keeps its rows held compactly (each column's distinct values and a 16-bit key
+   * per row) up to a page's row limit, instead of starting its encoder, whose open page costs about
+   * 10 bytes a value; such rows are encoded when the file closes, or at its next batch once memory
+   * is no longer short. A file's bytes never depend on it. Only call it once the library is loaded.
+   */
+  public static void setUnderMemoryPressure(boolean on) {
+    setMemoryPressure(on);
+  }
+
+  /** What {@link #setUnderMemoryPressure} last said. Only call it once the library is loaded. */
+  public static boolean underMemoryPressure() {
+    return memoryPressure();
+  }
+
   private long ensureOpen(String action) {
     if (handle == 0) {
       throw new IllegalStateException("Cannot " + action + ": the native writer is closed");
@@ -193,4 +209,8 @@ public final class NativeParquetWriter implements AutoCloseable {
 
   /** Bytes allocated by the library's global allocator and not yet freed. */
   static native long nativeAllocatedBytes();
+
+  static native void setMemoryPressure(boolean on);
+
+  static native boolean memoryPressure();
 }
