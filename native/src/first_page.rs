@@ -5,7 +5,9 @@
 //! rows, or fewer once one column holds page-size bytes. With many open partitions every file
 //! sits in that state at the same time. Plain copies of their rows made that moment Frazil's
 //! native peak: with 128 interleaved files of bid rows, 339 MB while every file reached its
-//! decision, against 235 MB once all of them were encoding.
+//! decision, against 235 MB once all of them were encoding. Under memory pressure a file keeps
+//! holding its rows here after the decision, up to a page's row limit (see
+//! [`crate::writer::set_memory_pressure`]).
 //!
 //! So a column of a plain type is held the way a dictionary would hold it: its distinct values
 //! once, plus a 16-bit key per row. The decision needs exactly those counts, so it no longer
@@ -37,7 +39,7 @@ const MAX_DISTINCT: usize = u16::MAX as usize + 1;
 /// distinct: from there on, a key per row and a hash slot per value cost about what they save.
 const VERDICT_AFTER_VALUES: usize = 1024;
 
-/// The rows a file holds before its dictionary decision.
+/// The rows a file holds before its encoder starts.
 #[derive(Default)]
 pub struct FirstPage {
     schema: Option<SchemaRef>,

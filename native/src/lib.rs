@@ -28,7 +28,8 @@
 //! * [`pool`] — the process-wide encoder threads.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
-//! * [`first_page`] — the rows a file holds until that rule is applied, kept compact.
+//! * [`first_page`] — the rows a file holds until that rule is applied (under memory pressure,
+//!   up to a page's row limit), kept compact.
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
 //! * [`allocator`] — mimalloc as the global allocator, and its purge delay.
