@@ -204,9 +204,9 @@ mod tests {
         assert_eq!(value, PURGE_DELAY_MS as _);
     }
 
-    /// The process's resident bytes (Linux: `/proc/self/statm`).
+    /// The process's resident bytes: `VmRSS` of `/proc/self/status`, which the kernel gives in
+    /// kB whatever the page size.
     #[cfg(target_os = "linux")]
-    /// `VmRSS`, which the kernel gives in kB whatever the page size.
     fn resident_bytes() -> u64 {
         let status = std::fs::read_to_string("/proc/self/status").unwrap();
         let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();

@@ -189,7 +189,7 @@ fn deep_copy(array: &dyn Array) -> Result<ArrayRef> {
 
 /// Appends the bytes of each leaf column of `array` (struct fields visited in order; a list or
 /// map counts as one), as Arrow holds them: close to their plain encoded size.
-pub fn leaf_bytes(array: &dyn Array, out: &mut Vec<usize>) {
+fn leaf_bytes(array: &dyn Array, out: &mut Vec<usize>) {
     match array.data_type() {
         DataType::Struct(_) => {
             for child in arrow::array::AsArray::as_struct(array).columns() {
