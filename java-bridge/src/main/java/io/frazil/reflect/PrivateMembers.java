@@ -109,6 +109,18 @@ public final class PrivateMembers {
   public static final HiddenMethod TASK_WRITERS_REFRESH_TABLE =
       HiddenMethod.of(TASK_WRITERS, "refreshTable");
 
+  // Iceberg's RowDataWrapper (the StructLike a partition key reads a row through).
+
+  /**
+   * {@code RowDataWrapper.getters}: the converting getter of each position, null where {@code get}
+   * builds a new plain field getter on every call.
+   */
+  public static final HiddenField ROW_DATA_WRAPPER_GETTERS =
+      HiddenField.of(
+          "org.apache.iceberg.flink.RowDataWrapper",
+          "getters",
+          "[Lorg.apache.iceberg.flink.RowDataWrapper$PositionalGetter;");
+
   // IcebergSink (SinkV2): the sink inside its transformation and its package-private writer.
 
   public static final HiddenField SINK_TRANSFORMATION_SINK =

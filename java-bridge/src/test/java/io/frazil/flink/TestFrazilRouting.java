@@ -41,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Frazil's memoized task writers against Iceberg's on the same rows and tables: the same files per
@@ -68,6 +69,14 @@ public class TestFrazilRouting {
         return builder.bucket("id", 32).bucket("data", 32).build();
       case "identity":
         return builder.identity("category").build();
+      case "identity_id":
+        return builder.identity("id").build();
+      case "truncate":
+        return builder.truncate("data", 2).build();
+      case "identity_x_bucket":
+        return builder.identity("category").bucket("id", 4).build();
+      case "unpartitioned":
+        return PartitionSpec.unpartitioned();
       default:
         throw new IllegalArgumentException(shape);
     }
@@ -209,6 +218,44 @@ public class TestFrazilRouting {
         .containsExactlyInAnyOrderElementsOf(TestFlinkSinks.rowsOf(FlinkJobs.read(stockTable)));
   }
 
+  /**
+   * Appends to specs the memo does not take go through Iceberg's fan-out writer with a row wrapper
+   * whose getters are built once: same files per partition, same rows as Iceberg's writer.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"identity", "identity_id", "truncate", "identity_x_bucket"})
+  public void cachedGetterWritersWriteWhatIcebergsWriterWrites(String shape) throws Exception {
+    Table stockTable = table("stock_cg_" + shape, shape, 2, Map.of());
+    Table frazilTable = table("frazil_cg_" + shape, shape, 2, Map.of());
+    // 13 ids, each in many rows: identity(id) (a bigint, read through a cached getter) opens 13
+    // files, not one per row.
+    List<RowData> rows =
+        rows(6000, false).stream()
+            .map(
+                r ->
+                    (RowData)
+                        GenericRowData.of(
+                            r.getLong(0) % 13,
+                            r.isNullAt(1) ? null : r.getString(1),
+                            r.getString(2),
+                            r.getDouble(3)))
+            .collect(Collectors.toList());
+
+    long before = FrazilTaskWriterFactory.cachedGetterWriters();
+    WriteResult stock = write(stockFactory(stockTable, false), rows);
+    WriteResult cached =
+        write(FrazilTaskWriterFactory.wrap(stockFactory(frazilTable, false)), rows);
+    assertThat(FrazilTaskWriterFactory.cachedGetterWriters()).isEqualTo(before + 1);
+
+    assertThat(layout(frazilTable, List.of(cached.dataFiles())))
+        .isEqualTo(layout(stockTable, List.of(stock.dataFiles())))
+        .hasSizeGreaterThan(1);
+    commit(stockTable, stock);
+    commit(frazilTable, cached);
+    assertThat(TestFlinkSinks.rowsOf(FlinkJobs.read(frazilTable)))
+        .containsExactlyInAnyOrderElementsOf(TestFlinkSinks.rowsOf(FlinkJobs.read(stockTable)));
+  }
+
   @Test
   public void writerChoice() throws Exception {
     Table eligible = table("eligible", "bucket3x5", 2, Map.of());
@@ -217,25 +264,41 @@ public class TestFrazilRouting {
     assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(eligible, true))))
         .isEqualTo("FrazilPartitionedDeltaWriter");
 
-    // 33 × 33 tuples is over the bound; identity is not a bucket transform.
+    // 33 × 33 tuples is over the bound; identity is not a bucket transform: Iceberg's fan-out
+    // writer with getters built once for appends, Iceberg's own writers for deltas.
     Table tooLarge = table("too_large", "bucket32x32", 2, Map.of());
     Table identity = table("identity", "identity", 2, Map.of());
+    for (Table table : List.of(tooLarge, identity)) {
+      assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(table, false))))
+          .as("append writer for %s", table.name())
+          .isEqualTo("CachedGetterFanoutWriter");
+      assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(table, true))))
+          .as("delta writer for %s", table.name())
+          .isEqualTo(writerClass(stockFactory(table, true)));
+    }
+    assertThat(writerClass(stockFactory(tooLarge, false)))
+        .isEqualTo("RowDataPartitionedFanoutWriter");
+
     Table memoOff =
         table("memo_off", "bucket4", 2, Map.of(FrazilTaskWriterFactory.TABLE_PROPERTY, "false"));
     Table frazilOff =
         table("frazil_off", "bucket4", 2, Map.of(FrazilFlink.TABLE_PROPERTY, "false"));
-    for (Table table : List.of(tooLarge, identity, memoOff, frazilOff)) {
+    Table identityOff =
+        table(
+            "identity_off", "identity", 2, Map.of(FrazilTaskWriterFactory.TABLE_PROPERTY, "false"));
+    Table unpartitioned = table("unpartitioned", "unpartitioned", 2, Map.of());
+    for (Table table : List.of(memoOff, frazilOff, identityOff, unpartitioned)) {
       assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(table, false))))
           .as("append writer for %s", table.name())
           .isEqualTo(writerClass(stockFactory(table, false)))
-          .isNotEqualTo("MemoizedFanoutWriter");
+          .isNotIn("MemoizedFanoutWriter", "CachedGetterFanoutWriter");
     }
-    assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(tooLarge, false))))
-        .isEqualTo("RowDataPartitionedFanoutWriter");
 
     String previous = System.setProperty(FrazilTaskWriterFactory.SYSTEM_PROPERTY, "false");
     try {
       assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(eligible, false))))
+          .isEqualTo("RowDataPartitionedFanoutWriter");
+      assertThat(writerClass(FrazilTaskWriterFactory.wrap(stockFactory(identity, false))))
           .isEqualTo("RowDataPartitionedFanoutWriter");
     } finally {
       if (previous == null) {

@@ -21,9 +21,11 @@ import org.apache.iceberg.io.TaskWriter;
  * {@link #create()} returns a fan-out writer (appends) or a delta writer (equality fields) that
  * look each row's partition up by its bucket ordinal instead of building, hashing and probing a
  * {@code PartitionKey}. Everything else, and any spec or table where the memoizer is switched off,
- * gets exactly the writer the wrapped Iceberg factory creates. Both kinds use the wrapped factory's
- * own file writer factory, output file factory and settings, so files, names, rolling and deletes
- * are Iceberg's.
+ * gets exactly the writer the wrapped Iceberg factory creates, except appends to any other
+ * partitioned spec: those get Iceberg's own {@code PartitionedFanoutWriter} with a row wrapper that
+ * builds its field getters once ({@link CachedGetterFanoutWriter}) instead of on every row. All of
+ * them use the wrapped factory's own file writer factory, output file factory and settings, so
+ * files, names, rolling and deletes are Iceberg's.
  *
  * <p>Off switches: table property {@value #TABLE_PROPERTY}{@code =false}, JVM system property
  * {@value #SYSTEM_PROPERTY}{@code =false}, or Frazil itself switched off for the table ({@link
@@ -39,10 +41,12 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
   private static final long serialVersionUID = 1L;
   private static final AtomicLong MEMOIZED_WRITERS = new AtomicLong();
   private static final AtomicLong MEMOIZED_DELTA_WRITERS = new AtomicLong();
+  private static final AtomicLong CACHED_GETTER_WRITERS = new AtomicLong();
 
   private final RowDataTaskWriterFactory delegate;
   private transient TaskWriterFactoryFields stock;
   private transient BucketTupleMemo memo;
+  private transient boolean cachedGetters;
 
   /**
    * A subclass, so it fits wherever Iceberg holds a {@link RowDataTaskWriterFactory} (the Dynamic
@@ -99,6 +103,11 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     return MEMOIZED_DELTA_WRITERS.get();
   }
 
+  /** Append writers created with {@link CachedGetterFanoutWriter} in this process so far. */
+  public static long cachedGetterWriters() {
+    return CACHED_GETTER_WRITERS.get();
+  }
+
   /** True after {@link #initialize} when {@link #create()} returns memoized writers. */
   public boolean memoizes() {
     return memo != null;
@@ -108,11 +117,16 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
   public void initialize(int taskId, int attemptId) {
     delegate.initialize(taskId, attemptId);
     this.memo = null;
+    this.cachedGetters = false;
     try {
       this.stock = TaskWriterFactoryFields.open(delegate);
       PartitionSpec spec = stock.spec();
-      if (BucketTupleMemo.isEligible(spec) && enabledFor(stock.table().properties())) {
-        this.memo = BucketTupleMemo.create(stock.schema(), spec, stock.flinkSchema());
+      if (spec.isPartitioned() && enabledFor(stock.table().properties())) {
+        if (BucketTupleMemo.isEligible(spec)) {
+          this.memo = BucketTupleMemo.create(stock.schema(), spec, stock.flinkSchema());
+        } else {
+          this.cachedGetters = true;
+        }
       }
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       LogOnce.warn(
@@ -126,6 +140,9 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
 
   @Override
   public TaskWriter<RowData> create() {
+    if (cachedGetters) {
+      return cachedGetterOrStockWriter();
+    }
     if (memo == null) {
       return delegate.create();
     }
@@ -141,6 +158,37 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
           "memo-create:" + e.getClass().getName(),
           "Frazil's partition-key memoizer is not used: " + e);
       this.memo = null;
+      return delegate.create();
+    }
+  }
+
+  /** Appends: Iceberg's fan-out writer with getters built once; anything else: Iceberg's own. */
+  private TaskWriter<RowData> cachedGetterOrStockWriter() {
+    try {
+      Set<Integer> equalityFieldIds = stock.equalityFieldIds();
+      if (equalityFieldIds != null && !equalityFieldIds.isEmpty()) {
+        return delegate.create();
+      }
+      stock.refreshTable();
+      TaskWriter<RowData> writer =
+          new CachedGetterFanoutWriter(
+              stock.spec(),
+              stock.format(),
+              stock.fileWriterFactory(),
+              stock.outputFileFactory(),
+              stock.table().io(),
+              stock.targetFileSizeBytes(),
+              stock.schema(),
+              CachedGetterFanoutWriter.wrapperFor(stock.schema(), stock.flinkSchema()));
+      CACHED_GETTER_WRITERS.incrementAndGet();
+      return writer;
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      LogOnce.warn(
+          "cached-getters:" + e.getClass().getName(),
+          "Frazil's fan-out writer with cached field getters is not used (Iceberg's RowDataWrapper"
+              + " is not as expected): "
+              + e);
+      this.cachedGetters = false;
       return delegate.create();
     }
   }
