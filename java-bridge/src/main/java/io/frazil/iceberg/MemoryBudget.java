@@ -64,6 +64,8 @@ public final class MemoryBudget {
   /** What the native library was last told about memory pressure (one flag per process). */
   private static volatile boolean underPressure = false;
 
+  private static final AtomicLong PRESSURE_EPISODES = new AtomicLong();
+
   /** A file holding less than this is not worth a row group of its own. */
   private static final long MIN_SHED_BYTES = 64 * 1024;
 
@@ -128,6 +130,19 @@ public final class MemoryBudget {
   /** Bytes the files may hold before they shed; 0 when the budget is off. */
   public long limitBytes() {
     return limit;
+  }
+
+  /**
+   * True while memory is short: Frazil's files hold more than half their budget (until they hold
+   * less than three eighths of it), and files keep their rows compact instead of opening pages.
+   */
+  public static boolean underPressure() {
+    return underPressure;
+  }
+
+  /** How often memory pressure began, since the process started. */
+  public static long pressureEpisodes() {
+    return PRESSURE_EPISODES.get();
   }
 
   /** Row groups closed early to stay within the budget, since the process started. */
@@ -232,6 +247,9 @@ public final class MemoryBudget {
       if (underPressure != on) {
         NativeParquetWriter.setUnderMemoryPressure(on);
         underPressure = on;
+        if (on) {
+          PRESSURE_EPISODES.incrementAndGet();
+        }
         LOG.debug("Frazil's memory pressure {}", on ? "begins" : "ends");
       }
     }

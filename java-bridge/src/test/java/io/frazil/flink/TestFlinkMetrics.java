@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.metrics.FrazilMetrics;
+import io.frazil.iceberg.MemoryBudget;
 import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.io.IOException;
@@ -99,15 +100,20 @@ public class TestFlinkMetrics {
 
       // Per TaskManager: the process totals (which other test classes in this JVM add to).
       String memory_ = metric(FrazilMetrics.NATIVE_MEMORY_BYTES);
+      String pressure_ = metric(FrazilMetrics.MEMORY_PRESSURE);
+      String episodes_ = metric(FrazilMetrics.MEMORY_PRESSURE_EPISODES);
       Map<String, Double> taskManager =
           awaitTaskManagerMetrics(
               rest,
-              List.of(files_, rows_, nanos_, memory_),
+              List.of(files_, rows_, nanos_, memory_, pressure_, episodes_),
               m -> m.getOrDefault(files_, -1.0) == FrazilFlink.nativeDataFiles());
       assertThat(taskManager.get(files_)).isGreaterThanOrEqualTo((double) files.size());
       assertThat(taskManager.get(rows_)).isGreaterThanOrEqualTo((double) rows);
       assertThat(taskManager.get(nanos_)).isPositive();
       assertThat(taskManager.get(memory_)).isGreaterThanOrEqualTo(0.0);
+      // This job's few files stay far below the default budget (a quarter of the heap).
+      assertThat(taskManager.get(pressure_)).isZero();
+      assertThat(taskManager.get(episodes_)).isEqualTo((double) MemoryBudget.pressureEpisodes());
     } finally {
       cancel(job);
     }

@@ -119,21 +119,17 @@ class TestMemoryBudget {
     FanOut eager =
         writeInterleaved("eager", files, rows, null, properties, TestMemoryBudget::repeatingRow);
     assertThat(eager.pressureSeen).as("no budget, no pressure").isFalse();
+    long episodesBefore = MemoryBudget.pressureEpisodes();
     // Half of what the files held without a budget is short: the files hold their rows instead.
     MemoryBudget budget = new MemoryBudget(eager.peakHeld);
     FanOut held =
         writeInterleaved("held", files, rows, budget, properties, TestMemoryBudget::repeatingRow);
-    System.out.println(
-        "DEBUG eager "
-            + eager.peakHeld
-            + " held "
-            + held.peakHeld
-            + " flushes "
-            + budget.earlyFlushes());
     assertThat(held.pressureSeen).isTrue();
+    assertThat(MemoryBudget.pressureEpisodes()).isGreaterThan(episodesBefore);
     assertThat(NativeParquetWriter.underMemoryPressure())
         .as("the last file out ends the pressure")
         .isFalse();
+    assertThat(MemoryBudget.underPressure()).isFalse();
     assertThat(budget.earlyFlushes()).as("holding kept the files within the budget").isZero();
     // Most of what these files hold is their Arrow batches (16.4 against 14.3 MB when written).
     assertThat(held.peakHeld).isLessThan(eager.peakHeld);

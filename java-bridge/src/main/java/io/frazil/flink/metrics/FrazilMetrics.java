@@ -71,6 +71,12 @@ public final class FrazilMetrics {
   /** Per TaskManager only: row groups closed early to stay within the memory budget. */
   public static final String EARLY_ROW_GROUP_FLUSHES = "earlyRowGroupFlushes";
 
+  /** Per TaskManager only: 1 while memory is short (files hold over half the budget), else 0. */
+  public static final String MEMORY_PRESSURE = "memoryPressure";
+
+  /** Per TaskManager only: how often memory pressure began. */
+  public static final String MEMORY_PRESSURE_EPISODES = "memoryPressureEpisodes";
+
   private static final Logger LOG = LoggerFactory.getLogger(FrazilMetrics.class);
 
   private static final LongAdder NATIVE_FILES = new LongAdder();
@@ -238,6 +244,8 @@ public final class FrazilMetrics {
       group.gauge(NATIVE_MEMORY_BYTES, (Gauge<Long>) FrazilMetrics::nativeMemoryBytes);
       group.gauge(MEMORY_BUDGET_BYTES, (Gauge<Long>) MemoryBudget.process()::limitBytes);
       group.gauge(EARLY_ROW_GROUP_FLUSHES, (Gauge<Long>) MemoryBudget.process()::earlyFlushes);
+      group.gauge(MEMORY_PRESSURE, (Gauge<Integer>) () -> MemoryBudget.underPressure() ? 1 : 0);
+      group.gauge(MEMORY_PRESSURE_EPISODES, (Gauge<Long>) MemoryBudget::pressureEpisodes);
       for (String reason : STOCK_BY_REASON.keySet()) {
         registerReason(taskManager, reasons, reason);
       }
