@@ -238,6 +238,9 @@ public final class FanoutBench {
     if (options.memoryBudget != null) {
       command.add("-Dfrazil.memory.budget=" + options.memoryBudget);
     }
+    if (options.frazilRouting) {
+      command.add("-D" + FanoutTrial.FRAZIL_ROUTING + "=true");
+    }
     command.add("-cp");
     command.add(args.isEmpty() ? "<classpath>" : System.getProperty("java.class.path"));
     command.add(FanoutTrial.class.getName());

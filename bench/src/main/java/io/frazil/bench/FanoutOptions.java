@@ -16,6 +16,8 @@ final class FanoutOptions {
           + "  --heap SIZE           -Xms = -Xmx of every grid trial (4g: stock needs more than 2g at N=1,024)\n"
           + "  --memory-budget B     -Dfrazil.memory.budget of every trial (the process default"
           + " when unset: 25% of the heap)\n"
+          + "  --frazil-routing      task writers from FrazilTaskWriterFactory, as after"
+          + " FrazilRouting.accelerate(env) in a job (default: Iceberg's factory, the jar alone)\n"
           + "  --oom-heaps A,B,..    descending heaps of the OOM search ('none' skips it;"
           + " 2g,1g,512m,256m)\n"
           + "  --oom-partitions N    N of the OOM search (1024)\n"
@@ -37,6 +39,7 @@ final class FanoutOptions {
   int warmupTrials = 1;
   String heap = "4g";
   String memoryBudget = null;
+  boolean frazilRouting;
   List<String> oomHeaps = List.of("2g", "1g", "512m", "256m");
   int oomPartitions = 1024;
   int poolRows = 131_072;
@@ -93,6 +96,9 @@ final class FanoutOptions {
           break;
         case "--memory-budget":
           o.memoryBudget = Flags.value(tokens, ++i, flag);
+          break;
+        case "--frazil-routing":
+          o.frazilRouting = true;
           break;
         case "--oom-heaps":
           String list = Flags.value(tokens, ++i, flag);

@@ -3,6 +3,7 @@ package io.frazil.bench;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.management.ThreadMXBean;
 import io.frazil.flink.FrazilFlink;
+import io.frazil.flink.routing.FrazilTaskWriterFactory;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.MemoryBudget;
 import io.frazil.jni.NativeParquetWriter;
@@ -45,7 +46,8 @@ import org.apache.iceberg.types.Types;
 /**
  * One fan-out trial, run by {@link FanoutBench} in a JVM of its own (so peak RSS and peak heap
  * belong to this arm and this N alone): one Iceberg Flink task writer ({@link
- * RowDataTaskWriterFactory}, identity partition on an int column with N values, rows arriving
+ * RowDataTaskWriterFactory}; with {@value #FRAZIL_ROUTING} set, wrapped in {@link
+ * FrazilTaskWriterFactory}), identity partition on an int column with N values, rows arriving
  * interleaved: row i goes to partition i % N) writes {@code --rows} bid rows, then {@code
  * complete()} closes every open file at once, as a checkpoint's {@code prepareSnapshotPreBarrier}
  * does. The write phase and the close phase are timed separately; a sampler thread follows RSS,
@@ -56,6 +58,13 @@ import org.apache.iceberg.types.Types;
  */
 public final class FanoutTrial {
   static final String RESULT_MARKER = "FANOUT-RESULT ";
+
+  /**
+   * System property: task writers come from {@link FrazilTaskWriterFactory} around Iceberg's
+   * factory, as in a job after {@code FrazilRouting.accelerate(env)}; otherwise from Iceberg's
+   * factory itself, as with the jar alone.
+   */
+  static final String FRAZIL_ROUTING = "fanout.frazilRouting";
 
   /** Footer {@code created_by} prefixes per arm. */
   static final Map<String, String> CREATED_BY = Map.of("stock", "parquet-mr", "frazil", "frazil");
@@ -340,6 +349,7 @@ public final class FanoutTrial {
       out.put("footer_rows", footerRows);
       out.put("row_groups", rowGroups);
       out.put("output_bytes", bytes);
+      out.put("task_writer", taskWriter);
       out.put("created_by", String.join("; ", createdBy));
       out.put("native_data_files", nativeFilesDelta);
       out.put("stock_data_files", stockFilesDelta);
@@ -349,6 +359,7 @@ public final class FanoutTrial {
     }
 
     long rowsWritten;
+    String taskWriter;
   }
 
   /** Write {@code rows} rows through one fresh task writer, then close all its files. */
@@ -364,6 +375,11 @@ public final class FanoutTrial {
             table.properties(),
             List.of(),
             false);
+    if (Boolean.getBoolean(FRAZIL_ROUTING)) {
+      // As FrazilRouting does in a job; with Frazil off for the table (the stock arm) the wrapper
+      // hands out Iceberg's own writer.
+      factory = FrazilTaskWriterFactory.wrap(factory);
+    }
     factory.initialize(0, 0);
     Write w = new Write();
     w.rowsWritten = rows;
@@ -380,6 +396,7 @@ public final class FanoutTrial {
     long t0 = System.nanoTime();
 
     TaskWriter<RowData> writer = factory.create();
+    w.taskWriter = writer.getClass().getSimpleName();
     int j = 0;
     for (int i = 0; i < rows; i++) {
       writer.write(fixture[j]);
