@@ -227,6 +227,9 @@ public final class FanoutBench {
     command.add("-Xms" + heap);
     command.add("-Xmx" + heap);
     command.add("-XX:+ExitOnOutOfMemoryError");
+    if (options.pretouch) {
+      command.add("-XX:+AlwaysPreTouch");
+    }
     command.add("-Dlog4j2.configurationFile=classpath:log4j2.properties");
     for (String property :
         List.of("bench.repoRoot", "bench.releaseLibrary", "fanout.nativeCounter")) {

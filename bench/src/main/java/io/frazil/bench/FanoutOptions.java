@@ -18,6 +18,8 @@ final class FanoutOptions {
           + " when unset: 25% of the heap)\n"
           + "  --frazil-routing      task writers from FrazilTaskWriterFactory, as after"
           + " FrazilRouting.accelerate(env) in a job (default: Iceberg's factory, the jar alone)\n"
+          + "  --pretouch            -XX:+AlwaysPreTouch in every trial: the whole heap resident from"
+          + " the start, as in a TaskManager that has run for a while\n"
           + "  --oom-heaps A,B,..    descending heaps of the OOM search ('none' skips it;"
           + " 2g,1g,512m,256m)\n"
           + "  --oom-partitions N    N of the OOM search (1024)\n"
@@ -40,6 +42,7 @@ final class FanoutOptions {
   String heap = "4g";
   String memoryBudget = null;
   boolean frazilRouting;
+  boolean pretouch;
   List<String> oomHeaps = List.of("2g", "1g", "512m", "256m");
   int oomPartitions = 1024;
   int poolRows = 131_072;
@@ -99,6 +102,9 @@ final class FanoutOptions {
           break;
         case "--frazil-routing":
           o.frazilRouting = true;
+          break;
+        case "--pretouch":
+          o.pretouch = true;
           break;
         case "--oom-heaps":
           String list = Flags.value(tokens, ++i, flag);
