@@ -79,11 +79,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     try {
       return new FrazilTaskWriterFactory(factory, TaskWriterFactoryFields.open(factory));
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      LogOnce.warn(
-          "memo-wrap:" + e.getClass().getName(),
-          "Frazil's partition-key memoizer is not used (Iceberg's task writer factory is not as"
-              + " expected): "
-              + e);
+      warnUnused("memo-wrap", "partition-key memoizer", UNEXPECTED_FACTORY, e);
       return factory;
     }
   }
@@ -129,11 +125,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
         }
       }
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      LogOnce.warn(
-          "memo-unavailable:" + e.getClass().getName(),
-          "Frazil's partition-key memoizer is not used (Iceberg's task writer factory is not as"
-              + " expected): "
-              + e);
+      warnUnused("memo-unavailable", "partition-key memoizer", UNEXPECTED_FACTORY, e);
       this.stock = null;
     }
   }
@@ -154,9 +146,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     } catch (ReflectiveOperationException | LinkageError e) {
       // LinkageError: the delta writer lives in Iceberg's package and cannot be linked when
       // Iceberg was loaded by another class loader than Frazil.
-      LogOnce.warn(
-          "memo-create:" + e.getClass().getName(),
-          "Frazil's partition-key memoizer is not used: " + e);
+      warnUnused("memo-create", "partition-key memoizer", null, e);
       this.memo = null;
       return delegate.create();
     }
@@ -183,11 +173,11 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
       CACHED_GETTER_WRITERS.incrementAndGet();
       return writer;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      LogOnce.warn(
-          "cached-getters:" + e.getClass().getName(),
-          "Frazil's fan-out writer with cached field getters is not used (Iceberg's RowDataWrapper"
-              + " is not as expected): "
-              + e);
+      warnUnused(
+          "cached-getters",
+          "fan-out writer with cached field getters",
+          "Iceberg's RowDataWrapper is not as expected",
+          e);
       this.cachedGetters = false;
       return delegate.create();
     }
@@ -217,6 +207,16 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
         equalityFieldIds,
         stock.upsert(),
         stock.useDv());
+  }
+
+  private static final String UNEXPECTED_FACTORY =
+      "Iceberg's task writer factory is not as expected";
+
+  /** One warning per kind and exception class: Iceberg's own writers are used instead. */
+  private static void warnUnused(String kind, String what, String why, Throwable e) {
+    LogOnce.warn(
+        kind + ":" + e.getClass().getName(),
+        "Frazil's " + what + " is not used" + (why == null ? "" : " (" + why + ")") + ": " + e);
   }
 
   static boolean enabledFor(Map<String, String> tableProperties) {

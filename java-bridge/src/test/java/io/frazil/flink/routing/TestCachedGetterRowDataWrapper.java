@@ -44,7 +44,9 @@ public class TestCachedGetterRowDataWrapper {
           Types.NestedField.optional(13, "dec", Types.DecimalType.of(10, 2)),
           Types.NestedField.optional(14, "wide", Types.DecimalType.of(38, 10)),
           Types.NestedField.optional(15, "uuid", Types.UUIDType.get()),
-          Types.NestedField.optional(16, "point", POINT));
+          Types.NestedField.optional(16, "point", POINT),
+          Types.NestedField.optional(17, "ts_ns", Types.TimestampNanoType.withoutZone()),
+          Types.NestedField.optional(18, "tstz_ns", Types.TimestampNanoType.withZone()));
 
   private static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
 
@@ -66,7 +68,9 @@ public class TestCachedGetterRowDataWrapper {
         DecimalData.fromBigDecimal(new BigDecimal("-1234.5" + n), 10, 2),
         DecimalData.fromBigDecimal(new BigDecimal("1234567890123456789.012345678" + n), 38, 10),
         new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, (byte) n},
-        GenericRowData.of(n * 7, StringData.fromString("p" + n)));
+        GenericRowData.of(n * 7, StringData.fromString("p" + n)),
+        TimestampData.fromLocalDateTime(ts.plusNanos(321)),
+        TimestampData.fromLocalDateTime(ts.plusNanos(654).plusHours(1)));
   }
 
   private static RowData nulls() {
