@@ -34,5 +34,12 @@ public final class AddOpensProbe {
       System.out.println("close: " + t.getClass().getName() + ": " + t.getMessage());
     }
     System.out.println("arrow bytes: " + ArrowMemory.allocatedBytes());
+    // The failed writer must have left nothing; what is left is printed for the test to see.
+    String[] left = dir.list();
+    System.out.println("files left: " + (left == null ? 0 : left.length));
+    for (String name : left == null ? new String[0] : left) {
+      Files.delete(new File(dir, name).toPath());
+    }
+    Files.delete(dir.toPath());
   }
 }

@@ -179,7 +179,8 @@ public class TestFailureHandling {
         .contains("cause: class java.lang.")
         .doesNotContain("Memory was leaked")
         .contains("close: java.io.IOException: Cannot finish")
-        .contains("arrow bytes: 0");
+        .contains("arrow bytes: 0")
+        .contains("files left: 0");
   }
 
   @Test

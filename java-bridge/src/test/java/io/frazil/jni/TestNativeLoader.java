@@ -36,9 +36,14 @@ public class TestNativeLoader {
   @Test
   public void extractsIntoAConfiguredDirectoryAndLeavesNothingBehind() throws Exception {
     File dir = java.nio.file.Files.createTempDirectory("frazil-loader").toFile();
-    String output = probe("-D" + NativeLoader.TMPDIR_PROPERTY + "=" + dir.getAbsolutePath());
-    assertThat(output).contains("attempt 1: loaded").contains("attempt 2: loaded");
-    assertThat(dir.listFiles()).isEmpty();
+    try {
+      String output = probe("-D" + NativeLoader.TMPDIR_PROPERTY + "=" + dir.getAbsolutePath());
+      assertThat(output).contains("attempt 1: loaded").contains("attempt 2: loaded");
+      assertThat(dir.listFiles()).isEmpty();
+    } finally {
+      // Empty when the test passes; delete() then removes it (and leaves evidence otherwise).
+      dir.delete();
+    }
   }
 
   private static String probe(String property) throws IOException, InterruptedException {

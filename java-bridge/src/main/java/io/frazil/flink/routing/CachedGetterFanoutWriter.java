@@ -1,7 +1,6 @@
 package io.frazil.flink.routing;
 
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -24,7 +23,7 @@ final class CachedGetterFanoutWriter extends PartitionedFanoutWriter<RowData> {
   private final PartitionKey partitionKey;
   private final CachedGetterRowDataWrapper wrapper;
 
-  CachedGetterFanoutWriter(
+  private CachedGetterFanoutWriter(
       PartitionSpec spec,
       FileFormat format,
       FileWriterFactory<RowData> fileWriterFactory,
@@ -39,11 +38,21 @@ final class CachedGetterFanoutWriter extends PartitionedFanoutWriter<RowData> {
   }
 
   /**
-   * A wrapper for this writer's rows, or an exception when this Iceberg's wrapper is unexpected.
+   * A writer with the settings of the Iceberg factory behind {@code stock}; throws when those
+   * settings or Iceberg's row wrapper are not where Frazil expects them.
    */
-  static CachedGetterRowDataWrapper wrapperFor(Schema schema, RowType flinkSchema)
+  static CachedGetterFanoutWriter create(TaskWriterFactoryFields stock)
       throws ReflectiveOperationException {
-    return CachedGetterRowDataWrapper.create(flinkSchema, schema.asStruct());
+    Schema schema = stock.schema();
+    return new CachedGetterFanoutWriter(
+        stock.spec(),
+        stock.format(),
+        stock.fileWriterFactory(),
+        stock.outputFileFactory(),
+        stock.table().io(),
+        stock.targetFileSizeBytes(),
+        schema,
+        CachedGetterRowDataWrapper.create(stock.flinkSchema(), schema.asStruct()));
   }
 
   @Override

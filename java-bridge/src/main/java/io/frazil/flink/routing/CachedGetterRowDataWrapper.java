@@ -1,5 +1,6 @@
 package io.frazil.flink.routing;
 
+import io.frazil.reflect.HiddenField;
 import io.frazil.reflect.PrivateMembers;
 import java.util.List;
 import org.apache.flink.table.data.RowData;
@@ -41,9 +42,17 @@ final class CachedGetterRowDataWrapper extends RowDataWrapper {
    */
   static CachedGetterRowDataWrapper create(RowType rowType, Types.StructType struct)
       throws ReflectiveOperationException {
+    return create(rowType, struct, PrivateMembers.ROW_DATA_WRAPPER_GETTERS);
+  }
+
+  /**
+   * As {@link #create(RowType, Types.StructType)}, reading Iceberg's getters from {@code field}.
+   */
+  static CachedGetterRowDataWrapper create(
+      RowType rowType, Types.StructType struct, HiddenField gettersField)
+      throws ReflectiveOperationException {
     // Iceberg's own instance says which positions it converts.
-    Object[] icebergGetters =
-        PrivateMembers.ROW_DATA_WRAPPER_GETTERS.get(new RowDataWrapper(rowType, struct));
+    Object[] icebergGetters = gettersField.get(new RowDataWrapper(rowType, struct));
     List<LogicalType> types = rowType.getChildren();
     if (icebergGetters == null || icebergGetters.length != types.size()) {
       throw new NoSuchFieldException(

@@ -121,7 +121,9 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
         if (BucketTupleMemo.isEligible(spec)) {
           this.memo = BucketTupleMemo.create(stock.schema(), spec, stock.flinkSchema());
         } else {
-          this.cachedGetters = true;
+          // Appends only: delta writers of these specs stay Iceberg's.
+          Set<Integer> equalityFieldIds = stock.equalityFieldIds();
+          this.cachedGetters = equalityFieldIds == null || equalityFieldIds.isEmpty();
         }
       }
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
@@ -133,7 +135,7 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
   @Override
   public TaskWriter<RowData> create() {
     if (cachedGetters) {
-      return cachedGetterOrStockWriter();
+      return cachedGetterWriter();
     }
     if (memo == null) {
       return delegate.create();
@@ -152,24 +154,11 @@ public final class FrazilTaskWriterFactory extends RowDataTaskWriterFactory {
     }
   }
 
-  /** Appends: Iceberg's fan-out writer with getters built once; anything else: Iceberg's own. */
-  private TaskWriter<RowData> cachedGetterOrStockWriter() {
+  /** Iceberg's fan-out writer with getters built once, or Iceberg's own when it cannot be built. */
+  private TaskWriter<RowData> cachedGetterWriter() {
     try {
-      Set<Integer> equalityFieldIds = stock.equalityFieldIds();
-      if (equalityFieldIds != null && !equalityFieldIds.isEmpty()) {
-        return delegate.create();
-      }
       stock.refreshTable();
-      TaskWriter<RowData> writer =
-          new CachedGetterFanoutWriter(
-              stock.spec(),
-              stock.format(),
-              stock.fileWriterFactory(),
-              stock.outputFileFactory(),
-              stock.table().io(),
-              stock.targetFileSizeBytes(),
-              stock.schema(),
-              CachedGetterFanoutWriter.wrapperFor(stock.schema(), stock.flinkSchema()));
+      TaskWriter<RowData> writer = CachedGetterFanoutWriter.create(stock);
       CACHED_GETTER_WRITERS.incrementAndGet();
       return writer;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {

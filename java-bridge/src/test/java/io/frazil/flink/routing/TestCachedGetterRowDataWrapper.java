@@ -1,7 +1,9 @@
 package io.frazil.flink.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.frazil.reflect.HiddenField;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
@@ -115,5 +117,26 @@ public class TestCachedGetterRowDataWrapper {
     // Iceberg 1.11 converts strings, binaries (fixed and uuid too), decimals, times, timestamps
     // and structs with getters of its own; the plain types are read as Flink holds them.
     assertThat(cachedNames).containsExactly("b", "i", "l", "f", "d", "date");
+  }
+
+  /**
+   * An Iceberg whose wrapper keeps its getters elsewhere, or of another type, gets an exception
+   * that {@code FrazilTaskWriterFactory} turns into one warning and Iceberg's own writer.
+   */
+  @Test
+  public void aWrapperShapedOtherwiseIsRefusedWithAReflectiveException() {
+    HiddenField renamed =
+        HiddenField.of(RowDataWrapper.class.getName(), "fieldGetters", "[Ljava.lang.Object;");
+    assertThatThrownBy(
+            () -> CachedGetterRowDataWrapper.create(ROW_TYPE, SCHEMA.asStruct(), renamed))
+        .isInstanceOf(NoSuchFieldException.class)
+        .hasMessageContaining("fieldGetters")
+        .hasMessageContaining("no such field");
+    HiddenField retyped =
+        HiddenField.of(RowDataWrapper.class.getName(), "getters", "[Ljava.lang.Object;");
+    assertThatThrownBy(
+            () -> CachedGetterRowDataWrapper.create(ROW_TYPE, SCHEMA.asStruct(), retyped))
+        .isInstanceOf(NoSuchFieldException.class)
+        .hasMessageContaining("expected type [Ljava.lang.Object;");
   }
 }
