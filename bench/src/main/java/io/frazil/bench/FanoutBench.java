@@ -272,6 +272,7 @@ public final class FanoutBench {
             "--seed", Long.toString(options.seed),
             "--tmp", options.tmp.toString());
     File log = logs.resolve("trial-" + t.seq + ".log").toFile();
+    Map<String, Object> host = HostProbe.measure();
     long start = System.nanoTime();
     Process process =
         new ProcessBuilder(childCommand(heap, args))
@@ -300,6 +301,9 @@ public final class FanoutBench {
     }
     if (resultLine != null) {
       t.result = FlatJson.parse(resultLine);
+    }
+    for (Map.Entry<String, Object> e : host.entrySet()) {
+      t.result.put(e.getKey(), String.format(Locale.ROOT, "%.2f", (Double) e.getValue()));
     }
     int oomAt = output.indexOf("OutOfMemoryError");
     if (!finished) {
@@ -332,7 +336,8 @@ public final class FanoutBench {
           Locale.ROOT,
           "  #%-3d %-10s %-8s %-6s N=%-5d heap %-5s wall %8.1f ms (write %8.1f, close-all %7.1f)"
               + "  cpu %8.1f ms  alloc %7.1f MB  gc %5.0f ms  peak RSS %6.0f MB  peak heap %6.0f"
-              + " MB  arrow %6.1f MB  native est %6.1f MB  load %.1f%n",
+              + " MB  arrow %6.1f MB  native est %6.1f MB  load %.1f"
+              + "  host chase %.0f ns, touch %.0f ns/page, compute %.0f ms%n",
           t.seq,
           stage,
           phase,
@@ -349,7 +354,10 @@ public final class FanoutBench {
           t.num("peak_heap_bytes") / 1048576.0,
           t.num("arrow_bytes_all_open") / 1048576.0,
           t.num("native_estimate_all_open_bytes") / 1048576.0,
-          t.num("loadavg_1m"));
+          t.num("loadavg_1m"),
+          t.num("host_chase_ns"),
+          t.num("host_touch_ns_per_page"),
+          t.num("host_compute_ms"));
     } else {
       System.out.printf(
           Locale.ROOT,

@@ -452,14 +452,15 @@ final class FanoutReport {
     md.append("## Every trial\n\n");
     md.append(
         "| # | stage | phase | heap | arm | N | outcome | wall ms | close-all ms | CPU ms |"
-            + " peak RSS MB | peak heap MB | row groups | early flushes (budget MB) | load 1m |\n");
-    md.append("|--:|---|---|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+            + " peak RSS MB | peak heap MB | row groups | early flushes (budget MB) | load 1m |"
+            + " host: chase ns / touch ns per page / compute ms |\n");
+    md.append("|--:|---|---|--:|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for (FanoutBench.Trial t : trials) {
       boolean ok = t.completed();
       md.append(
           String.format(
               Locale.ROOT,
-              "| %d | %s | %s | %s | %s | %,d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+              "| %d | %s | %s | %s | %s | %,d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
               t.seq,
               t.stage,
               t.phase,
@@ -479,9 +480,28 @@ final class FanoutReport {
                   ? fmt("%.0f", t.num("early_row_group_flushes"))
                       + fmt(" (%.0f)", t.num("memory_budget_bytes") / MB)
                   : "–",
-              ok ? fmt("%.1f", t.num("loadavg_1m")) : "–"));
+              ok ? fmt("%.1f", t.num("loadavg_1m")) : "–",
+              hostProbe(t)));
     }
+    md.append(
+        "\nHost probe, timed by the harness just before each trial (its own JVM, not the"
+            + " trial's): one dependent load through 64 MiB at random (memory latency), the first"
+            + " write to each page of 64 MiB of fresh memory (a page fault), a fixed integer loop."
+            + " A trial that is slow together with its probe ran in a slow period of the host.\n");
     md.append('\n');
+  }
+
+  /** The harness's host probe before the trial (see {@link HostProbe}); runs before it had none. */
+  private static String hostProbe(FanoutBench.Trial t) {
+    double chase = t.num("host_chase_ns");
+    if (Double.isNaN(chase)) {
+      return "–";
+    }
+    return fmt("%.0f", chase)
+        + " / "
+        + fmt("%.0f", t.num("host_touch_ns_per_page"))
+        + " / "
+        + fmt("%.0f", t.num("host_compute_ms"));
   }
 
   private String ratio(List<FanoutBench.Trial> stock, List<FanoutBench.Trial> frazil, String key) {
