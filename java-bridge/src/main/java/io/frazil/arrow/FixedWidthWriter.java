@@ -1,8 +1,8 @@
 package io.frazil.arrow;
 
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
-import org.apache.arrow.vector.BitVectorHelper;
 
 /** A writer of a fixed-width vector, whose size follows from the value count alone. */
 abstract class FixedWidthWriter<V extends BaseFixedWidthVector> extends FieldWriter {
@@ -10,6 +10,8 @@ abstract class FixedWidthWriter<V extends BaseFixedWidthVector> extends FieldWri
   private ArrowBuf validity = null;
   private ArrowBuf values = null;
   private int capacity = 0;
+  private long validityAddress = 0;
+  private long valuesAddress = 0;
 
   FixedWidthWriter(V vector, String path, boolean nullable) {
     super(path, nullable);
@@ -23,6 +25,18 @@ abstract class FixedWidthWriter<V extends BaseFixedWidthVector> extends FieldWri
    * the very buffers it was computed from.
    */
   final ArrowBuf reserve(int index) {
+    prepare(index);
+    return values;
+  }
+
+  /**
+   * {@link #reserve} for the writers that store through the buffers' addresses: the capacity check
+   * and the buffer identity check are the same, so an address is only used while its buffer is the
+   * vector's and {@code index} is inside it. Arrow's own setters would also read each buffer's
+   * object and its reference count for every value, two more cache lines per column and row, which
+   * a writer with a thousand open files (each with its own vectors) mostly misses.
+   */
+  private void prepare(int index) {
     if (index >= capacity
         || validity != vector.getValidityBuffer()
         || values != vector.getDataBuffer()) {
@@ -32,17 +46,34 @@ abstract class FixedWidthWriter<V extends BaseFixedWidthVector> extends FieldWri
       validity = vector.getValidityBuffer();
       values = vector.getDataBuffer();
       capacity = vector.getValueCapacity();
+      validityAddress = validity.memoryAddress();
+      valuesAddress = values.memoryAddress();
     }
-    BitVectorHelper.setBit(validity, index);
-    return values;
+    markValid(validityAddress, index);
+  }
+
+  /** Sets the validity bit of {@code index} in the bitmap at {@code address}. */
+  static void markValid(long address, int index) {
+    long at = address + (index >>> 3);
+    MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | (1 << (index & 7))));
   }
 
   final void putInt(int index, int value) {
-    reserve(index).setInt((long) index * Integer.BYTES, value);
+    prepare(index);
+    MemoryUtil.putInt(valuesAddress + (long) index * Integer.BYTES, value);
   }
 
   final void putLong(int index, long value) {
-    reserve(index).setLong((long) index * Long.BYTES, value);
+    prepare(index);
+    MemoryUtil.putLong(valuesAddress + (long) index * Long.BYTES, value);
+  }
+
+  final void putFloat(int index, float value) {
+    putInt(index, Float.floatToRawIntBits(value));
+  }
+
+  final void putDouble(int index, double value) {
+    putLong(index, Double.doubleToRawLongBits(value));
   }
 
   @Override

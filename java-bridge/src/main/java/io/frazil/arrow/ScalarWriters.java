@@ -209,12 +209,12 @@ final class ScalarWriters {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      reserve(index).setFloat((long) index * Float.BYTES, row.getFloat(pos));
+      putFloat(index, row.getFloat(pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      reserve(index).setFloat((long) index * Float.BYTES, array.getFloat(pos));
+      putFloat(index, array.getFloat(pos));
     }
   }
 
@@ -228,12 +228,12 @@ final class ScalarWriters {
 
     @Override
     void writeValue(RowData row, int pos, int index) {
-      reserve(index).setDouble((long) index * Double.BYTES, reader.read(row, pos));
+      putDouble(index, reader.read(row, pos));
     }
 
     @Override
     void writeValue(ArrayData array, int pos, int index) {
-      reserve(index).setDouble((long) index * Double.BYTES, reader.read(array, pos));
+      putDouble(index, reader.read(array, pos));
     }
   }
 }

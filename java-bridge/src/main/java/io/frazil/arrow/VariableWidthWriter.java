@@ -1,6 +1,8 @@
 package io.frazil.arrow;
 
+import java.util.Objects;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVectorHelper;
 
@@ -11,6 +13,10 @@ abstract class VariableWidthWriter<V extends BaseVariableWidthVector> extends Fi
   private ArrowBuf offsets = null;
   private ArrowBuf data = null;
   private int capacity = 0;
+  private long validityAddress = 0;
+  private long offsetsAddress = 0;
+  private long dataAddress = 0;
+  private long dataCapacity = 0;
 
   VariableWidthWriter(V vector, String path, boolean nullable) {
     super(path, nullable);
@@ -36,32 +42,44 @@ abstract class VariableWidthWriter<V extends BaseVariableWidthVector> extends Fi
       }
       validity = vector.getValidityBuffer();
       offsets = vector.getOffsetBuffer();
-      data = vector.getDataBuffer();
       capacity = vector.getValueCapacity();
+      validityAddress = validity.memoryAddress();
+      offsetsAddress = offsets.memoryAddress();
+      cacheData();
     }
+    // Stores go through the addresses, as in FixedWidthWriter: the checks above keep each one
+    // inside a buffer the vector holds (index + 1 <= capacity offsets, data below its capacity).
     int lastSet = vector.getLastSet();
     if (lastSet < index - 1) {
-      int end = offsets.getInt((long) (lastSet + 1) * Integer.BYTES);
+      int end = MemoryUtil.getInt(offsetsAddress + (long) (lastSet + 1) * Integer.BYTES);
       for (int hole = lastSet + 1; hole < index; hole += 1) {
-        offsets.setInt((long) (hole + 1) * Integer.BYTES, end);
+        MemoryUtil.putInt(offsetsAddress + (long) (hole + 1) * Integer.BYTES, end);
       }
     }
-    int begin = offsets.getInt((long) index * Integer.BYTES);
+    int begin = MemoryUtil.getInt(offsetsAddress + (long) index * Integer.BYTES);
     long end = (long) begin + length;
     if (end > Integer.MAX_VALUE) {
       throw new InvalidValueException(
           String.format("Field '%s' holds more than 2 GiB in one batch", path()));
     }
-    if (end > data.capacity()) {
+    if (end > dataCapacity) {
       while (vector.getDataBuffer().capacity() < end) {
         vector.reallocDataBuffer();
       }
-      data = vector.getDataBuffer();
+      cacheData();
     }
-    data.setBytes(begin, source, start, length);
-    offsets.setInt((long) (index + 1) * Integer.BYTES, (int) end);
-    BitVectorHelper.setBit(validity, index);
+    // The source range is checked as ArrowBuf.setBytes checks it: the copy reads the array raw.
+    Objects.checkFromIndexSize(start, length, source.length);
+    MemoryUtil.copyToMemory(source, start, dataAddress + begin, length);
+    MemoryUtil.putInt(offsetsAddress + (long) (index + 1) * Integer.BYTES, (int) end);
+    FixedWidthWriter.markValid(validityAddress, index);
     vector.setLastSet(index);
+  }
+
+  private void cacheData() {
+    data = vector.getDataBuffer();
+    dataAddress = data.memoryAddress();
+    dataCapacity = data.capacity();
   }
 
   @Override
