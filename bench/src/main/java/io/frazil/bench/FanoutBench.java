@@ -272,7 +272,7 @@ public final class FanoutBench {
             "--seed", Long.toString(options.seed),
             "--tmp", options.tmp.toString());
     File log = logs.resolve("trial-" + t.seq + ".log").toFile();
-    Map<String, Object> host = HostProbe.measure();
+    Map<String, Double> host = HostProbe.measure();
     long start = System.nanoTime();
     Process process =
         new ProcessBuilder(childCommand(heap, args))
@@ -302,8 +302,8 @@ public final class FanoutBench {
     if (resultLine != null) {
       t.result = FlatJson.parse(resultLine);
     }
-    for (Map.Entry<String, Object> e : host.entrySet()) {
-      t.result.put(e.getKey(), String.format(Locale.ROOT, "%.2f", (Double) e.getValue()));
+    for (Map.Entry<String, Double> e : host.entrySet()) {
+      t.result.put(e.getKey(), String.format(Locale.ROOT, "%.2f", e.getValue()));
     }
     int oomAt = output.indexOf("OutOfMemoryError");
     if (!finished) {

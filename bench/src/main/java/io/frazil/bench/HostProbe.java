@@ -35,8 +35,8 @@ final class HostProbe {
   private HostProbe() {}
 
   /** The three figures, measured now (about half a second). */
-  static Map<String, Object> measure() {
-    Map<String, Object> out = new LinkedHashMap<>();
+  static Map<String, Double> measure() {
+    Map<String, Double> out = new LinkedHashMap<>();
     out.put("host_chase_ns", chaseNs());
     out.put("host_touch_ns_per_page", touchNsPerPage());
     out.put("host_compute_ms", computeMs());

@@ -1,5 +1,6 @@
 package io.frazil.arrow;
 
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.RowData;
 
@@ -56,6 +57,15 @@ abstract class FieldWriter {
   abstract void writeValue(RowData row, int pos, int index);
 
   abstract void writeValue(ArrayData array, int pos, int index);
+
+  /**
+   * Sets the validity bit of {@code index} in the bitmap at {@code address}: for the writers that
+   * store through buffer addresses, after their capacity and buffer-identity checks.
+   */
+  static void markValid(long address, int index) {
+    long at = address + (index >>> 3);
+    MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | (1 << (index & 7))));
+  }
 
   /** Bytes held by the first {@code valueCount} values, at constant cost per vector. */
   abstract long bufferedBytes(int valueCount);

@@ -52,12 +52,6 @@ abstract class FixedWidthWriter<V extends BaseFixedWidthVector> extends FieldWri
     markValid(validityAddress, index);
   }
 
-  /** Sets the validity bit of {@code index} in the bitmap at {@code address}. */
-  static void markValid(long address, int index) {
-    long at = address + (index >>> 3);
-    MemoryUtil.putByte(at, (byte) (MemoryUtil.getByte(at) | (1 << (index & 7))));
-  }
-
   final void putInt(int index, int value) {
     prepare(index);
     MemoryUtil.putInt(valuesAddress + (long) index * Integer.BYTES, value);

@@ -72,7 +72,7 @@ abstract class VariableWidthWriter<V extends BaseVariableWidthVector> extends Fi
     Objects.checkFromIndexSize(start, length, source.length);
     MemoryUtil.copyToMemory(source, start, dataAddress + begin, length);
     MemoryUtil.putInt(offsetsAddress + (long) (index + 1) * Integer.BYTES, (int) end);
-    FixedWidthWriter.markValid(validityAddress, index);
+    markValid(validityAddress, index);
     vector.setLastSet(index);
   }
 

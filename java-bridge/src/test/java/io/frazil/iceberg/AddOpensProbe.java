@@ -2,6 +2,7 @@ package io.frazil.iceberg;
 
 import java.io.File;
 import java.nio.file.Files;
+import java.util.Objects;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
@@ -35,9 +36,9 @@ public final class AddOpensProbe {
     }
     System.out.println("arrow bytes: " + ArrowMemory.allocatedBytes());
     // The failed writer must have left nothing; what is left is printed for the test to see.
-    String[] left = dir.list();
-    System.out.println("files left: " + (left == null ? 0 : left.length));
-    for (String name : left == null ? new String[0] : left) {
+    String[] left = Objects.requireNonNullElse(dir.list(), new String[0]);
+    System.out.println("files left: " + left.length);
+    for (String name : left) {
       Files.delete(new File(dir, name).toPath());
     }
     Files.delete(dir.toPath());
