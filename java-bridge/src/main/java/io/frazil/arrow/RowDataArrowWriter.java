@@ -1,6 +1,7 @@
 package io.frazil.arrow;
 
 import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -141,6 +142,23 @@ public final class RowDataArrowWriter implements AutoCloseable {
 
     root.setRowCount(0);
     this.rowCount = 0;
+  }
+
+  /** Bytes of Arrow memory this batch's vectors hold (their buffers' capacity, not their data). */
+  public long allocatedBytes() {
+    return allocatedBytes(root.getFieldVectors());
+  }
+
+  // Not getBuffers(): it returns nothing for a vector whose value count is 0.
+  private static long allocatedBytes(List<FieldVector> vectors) {
+    long bytes = 0;
+    for (FieldVector vector : vectors) {
+      for (ArrowBuf buffer : vector.getFieldBuffers()) {
+        bytes += buffer.capacity();
+      }
+      bytes += allocatedBytes(vector.getChildrenFromFields());
+    }
+    return bytes;
   }
 
   /** Frees all Arrow buffers. */

@@ -44,6 +44,15 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
    */
   static final long BATCH_BYTES = 512L << 10;
 
+  /**
+   * Data a batch may hold while memory is short ({@link MemoryBudget#underPressure()}). Native code
+   * holds a file's rows more compactly than Arrow does (a file's first page as distinct values and
+   * 16-bit keys), so under pressure rows move there sooner, and a batch that grew larger before is
+   * dropped once native code is done with it: the next one starts small. With 1,024 open files a
+   * file rarely fills half a megabyte before it closes, so all its rows sat in Arrow.
+   */
+  static final long PRESSURE_BATCH_BYTES = 64L << 10;
+
   /** Rows between two looks at a batch's size (a look costs one step per column). */
   private static final int BATCH_BYTES_CHECK_ROWS = 64;
 
@@ -89,7 +98,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
       rowCount += 1;
       int rows = batch.rowCount();
       if (rows >= batchRows
-          || (rows % BATCH_BYTES_CHECK_ROWS == 0 && batch.bufferedBytes() >= BATCH_BYTES)) {
+          || (rows % BATCH_BYTES_CHECK_ROWS == 0 && batch.bufferedBytes() >= batchBytesLimit())) {
         flushBatch();
         checkArrowBudget();
       } else if (budgeted()
@@ -126,12 +135,33 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     if (spare.isEmpty() && !inFlight.isEmpty()) {
       releaseUpTo(fileWriter.releaseEncoded());
     }
+    dropLargeSparesUnderPressure();
     if (spare.isEmpty()) {
       return newBatch();
     }
     RowDataArrowWriter next = spare.pollFirst();
     next.reset();
     return next;
+  }
+
+  /** What this file's batch may hold before it is cut: less while memory is short. */
+  private long batchBytesLimit() {
+    return budgeted() && MemoryBudget.underPressure() ? PRESSURE_BATCH_BYTES : BATCH_BYTES;
+  }
+
+  /** While memory is short, a spare whose buffers grew past the pressure limit is closed. */
+  private void dropLargeSparesUnderPressure() {
+    long limit = batchBytesLimit();
+    if (limit < BATCH_BYTES) {
+      spare.removeIf(
+          batch -> {
+            if (batch.allocatedBytes() <= 2 * limit) {
+              return false;
+            }
+            batch.close();
+            return true;
+          });
+    }
   }
 
   /** Moves the oldest batches in flight to the spares until {@code stillInUse} remain. */
@@ -159,6 +189,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     while (spare.size() > 1) {
       spare.pollLast().close();
     }
+    dropLargeSparesUnderPressure();
   }
 
   @Override

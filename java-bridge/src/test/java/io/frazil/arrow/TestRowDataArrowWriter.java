@@ -765,8 +765,15 @@ public class TestRowDataArrowWriter {
       assertThat(string((VarCharVector) writer.root().getVector("s"), 2)).isEqualTo("three");
 
       long allocated = allocator.getAllocatedMemory();
+      // What the budget's spare check reads: the buffers' capacity, children included (Arrow
+      // allocates a fixed-width vector's validity and values as one buffer, rounded up).
+      long held = writer.allocatedBytes();
+      assertThat(held).isPositive().isLessThanOrEqualTo(allocated).isGreaterThan(allocated / 2);
       writer.reset();
       assertThat(allocator.getAllocatedMemory()).isEqualTo(allocated);
+      assertThat(writer.allocatedBytes())
+          .as("a reset batch still holds its buffers")
+          .isEqualTo(held);
       assertThat(writer.rowCount()).isZero();
       assertThat(writer.root().getRowCount()).isZero();
       assertThat(writer.bufferedBytes()).isZero();

@@ -158,6 +158,54 @@ class TestMemoryBudget {
   }
 
   @Test
+  void underMemoryPressureBatchesAreCutSmallSoFilesKeepTheirRowGroups() throws IOException {
+    int files = 96;
+    int rows = files * 2_000;
+    // 2,000 rows a file: far from a half-megabyte batch, so without pressure every row of every
+    // file waits in Arrow until the file closes.
+    Map<String, String> properties = ZSTD;
+    FanOut eager =
+        writeInterleaved("eager", files, rows, null, properties, TestMemoryBudget::repeatingRow);
+    assertThat(eager.pressureSeen).isFalse();
+    // Three quarters of what the files held without a budget: once pressure begins at half of it,
+    // their batches are handed over at 64 KiB, native code holds the rows compactly, and the
+    // files stay within the budget instead of closing row groups early.
+    MemoryBudget budget = new MemoryBudget(eager.peakHeld * 3 / 4);
+    FanOut pressed =
+        writeInterleaved(
+            "pressed", files, rows, budget, properties, TestMemoryBudget::repeatingRow);
+    assertThat(pressed.pressureSeen).isTrue();
+    assertThat(budget.earlyFlushes()).as("no row group closed early").isZero();
+    assertThat(pressed.peakHeld).isLessThanOrEqualTo(budget.limitBytes());
+    assertThat(MemoryBudget.underPressure()).as("the last file out ends the pressure").isFalse();
+
+    for (int f = 0; f < files; f += 1) {
+      ParityHarness.Written frazil = pressed.written.get(f);
+      assertThat(java.nio.file.Files.readAllBytes(frazil.file.toPath()))
+          .as("file %s", f)
+          .isEqualTo(java.nio.file.Files.readAllBytes(eager.written.get(f).file.toPath()));
+      if (f % 8 != 0) {
+        continue;
+      }
+      List<RowData> partition = new ArrayList<>();
+      for (int i = f; i < rows; i += files) {
+        partition.add(repeatingRow(i, f));
+      }
+      ParityHarness.Written stock =
+          ParityHarness.writeStock(
+              temp.resolve("stock-" + f + ".parquet").toFile(),
+              SCHEMA,
+              partition,
+              properties,
+              METRICS);
+      assertThat(ParityHarness.read(frazil.file, SCHEMA))
+          .isEqualTo(ParityHarness.read(stock.file, SCHEMA));
+      ParityAssertions.assertSameMetrics(stock.metrics, frazil.metrics);
+      assertThat(frazil.splitOffsets).isEqualTo(stock.splitOffsets);
+    }
+  }
+
+  @Test
   void aTableCanKeepItsFilesOutOfTheBudget() throws IOException {
     File file = temp.resolve("opted-out.parquet").toFile();
     FrazilParquetAppender appender =
