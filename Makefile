@@ -62,7 +62,11 @@ run-test-other-minors:
 ## CASES random schemas x rows x write.parquet.* x metrics settings from SEED (random when unset).
 ## A failing case prints its seed and `make fuzz SEED=<seed> CASES=1`.
 CASES ?= 150
-SEED ?= $(shell od -An -N8 -td8 /dev/urandom | tr -d ' ')
+# Drawn once (`:=`): with `?=` every $(SEED) ran the shell again, and the seed echoed below was
+# not the seed the run used.
+ifeq ($(origin SEED),undefined)
+SEED := $(shell od -An -N8 -td8 /dev/urandom | tr -d ' ')
+endif
 fuzz: native
 	@echo "fuzz: CASES=$(CASES) SEED=$(SEED)"
 	$(MVN) -pl java-bridge -am test -Dtest=TestRandomizedParity -Dsurefire.failIfNoSpecifiedTests=false \
