@@ -154,11 +154,11 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     long limit = batchBytesLimit();
     if (limit < BATCH_BYTES) {
       spare.removeIf(
-          batch -> {
-            if (batch.allocatedBytes() <= 2 * limit) {
+          grown -> {
+            if (grown.allocatedBytes() <= 2 * limit) {
               return false;
             }
-            batch.close();
+            grown.close();
             return true;
           });
     }

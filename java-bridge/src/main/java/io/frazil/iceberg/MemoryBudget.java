@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  * <p>Before it comes to that: once the files hold more than half the budget, memory is short
  * ({@link NativeParquetWriter#setUnderMemoryPressure}), and files whose first page is complete keep
  * their rows held compactly, up to a page's row limit, instead of opening the encoder's page (about
- * five times the memory for repeating values). Their rows are encoded at close, so closing takes
- * longer, but files keep their row groups. Below three eighths of the budget the pressure ends.
+ * five times the memory for repeating values), and every file hands its Arrow batch to native code
+ * at a smaller size ({@link FrazilParquetAppender#PRESSURE_BATCH_BYTES}), where its rows are held
+ * compactly too. Their rows are encoded at close, so closing takes longer, but files keep their row
+ * groups. Below three eighths of the budget the pressure ends.
  *
  * <p>Set per process with {@value #PROPERTY} (a size such as {@code 256m} or {@code 1g}, a share of
  * the maximum Java heap such as {@code 25%}, or {@code off}); the default is {@value
