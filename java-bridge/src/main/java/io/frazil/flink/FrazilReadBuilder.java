@@ -1,5 +1,6 @@
 package io.frazil.flink;
 
+import io.frazil.flink.metrics.FrazilMetrics;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.read.NativeRowReader;
 import io.frazil.read.ReadCounters;
@@ -125,6 +126,8 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
 
   @Override
   public CloseableIterable<RowData> build() {
+    // Registers the TaskManager's gauges (read counts among them) when this is a task thread.
+    FrazilMetrics.forCurrentThread();
     String reason = stockReason();
     if (reason != null) {
       return stock(reason, reason + ": " + stockDetail(reason));

@@ -4,6 +4,7 @@ import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.MemoryBudget;
 import io.frazil.jni.NativeLoader;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.read.ReadCounters;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -76,6 +77,18 @@ public final class FrazilMetrics {
 
   /** Per TaskManager only: how often memory pressure began. */
   public static final String MEMORY_PRESSURE_EPISODES = "memoryPressureEpisodes";
+
+  /** Data files the native reader opened (process). */
+  public static final String NATIVE_READ_FILES = "nativeReadFiles";
+
+  /** Row groups the native reader decoded (process). */
+  public static final String NATIVE_READ_ROW_GROUPS = "nativeReadRowGroups";
+
+  /** Column-chunk bytes fetched for native decoding (process). */
+  public static final String NATIVE_READ_BYTES = "nativeReadBytes";
+
+  /** Data files read by Iceberg's reader (process; by reason under {@code fallback.read.*}). */
+  public static final String STOCK_READ_FILES = "stockReadFiles";
 
   private static final Logger LOG = LoggerFactory.getLogger(FrazilMetrics.class);
 
@@ -246,6 +259,10 @@ public final class FrazilMetrics {
       group.gauge(EARLY_ROW_GROUP_FLUSHES, (Gauge<Long>) MemoryBudget.process()::earlyFlushes);
       group.gauge(MEMORY_PRESSURE, (Gauge<Integer>) () -> MemoryBudget.underPressure() ? 1 : 0);
       group.gauge(MEMORY_PRESSURE_EPISODES, (Gauge<Long>) MemoryBudget::pressureEpisodes);
+      group.gauge(NATIVE_READ_FILES, (Gauge<Long>) ReadCounters::nativeFiles);
+      group.gauge(NATIVE_READ_ROW_GROUPS, (Gauge<Long>) ReadCounters::nativeRowGroups);
+      group.gauge(NATIVE_READ_BYTES, (Gauge<Long>) ReadCounters::bytesFetched);
+      group.gauge(STOCK_READ_FILES, (Gauge<Long>) ReadCounters::stockFiles);
       for (String reason : STOCK_BY_REASON.keySet()) {
         registerReason(taskManager, reasons, reason);
       }
