@@ -304,7 +304,8 @@ def read_superseded(results: Path) -> dict[str, tuple[str, str]]:
 
 
 def escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Table-cell text: pipes would end the cell, and `bucket[4](auction)` would render as a link."""
+    return text.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
 
 
 def render(results: Path) -> str:
@@ -330,10 +331,10 @@ def render(results: Path) -> str:
         later = ""
         if row.folder in superseded:
             new, why = superseded[row.folder]
-            later = f"[{new}]({new}/results.md): {why}"
+            later = f"[{new}]({new}/results.md): {escape(why)}"
         out.append(
             f"| {row.date} | [{row.folder}]({row.folder}/results.md) | `{row.commit}` | "
-            f"{escape(row.measured)} | {escape(row.headline)} | {escape(later)} |"
+            f"{escape(row.measured)} | {escape(row.headline)} | {later} |"
         )
     if loose:
         out += ["", "Comparisons written by hand from the folders above:", ""]
