@@ -7,7 +7,7 @@ CARGO ?= cargo
 
 ## Flink minor for jvm, runtime-jar, demo, bench and bench-jobs: 2.1 (default) or 1.20 (LTS), e.g.
 ## `make demo FLINK=1.20`. A non-default minor builds with Maven profile flink-<minor> into
-## target/flink-<minor>/ (README, "Flink versions"); `jvm` installs that minor's artifacts.
+## target/flink-<minor>/ (docs/versions.md); `jvm` installs that minor's artifacts.
 FLINK ?= 2.1
 FLINK_PROFILE = $(if $(filter-out 2.1,$(FLINK)),-Pflink-$(FLINK))
 ## The other supported minors `make test` also runs (the subset below) on.
@@ -142,11 +142,13 @@ validate: environment
 	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--out $(CURDIR)/validation --work $(CURDIR)/validation/target/work --environment $(CURDIR)/environment.json"
 
 ## Under a minute after the build (no rebuild): environment.json tests, the bench results index
-## (bench/results/README.md must be what scripts/bench_index.py writes), then the smoke subset.
+## (bench/results/README.md must be what scripts/bench_index.py writes), the docs' links, size and
+## figures (scripts/test_docs.py), then the smoke subset.
 run-validate-smoke:
 	$(PYTHON) scripts/test_environment.py
 	$(PYTHON) scripts/test_bench_index.py
 	$(PYTHON) scripts/bench_index.py --check
+	$(PYTHON) scripts/test_docs.py
 	$(PYTHON) scripts/environment.py --out $(CURDIR)/validation/target/smoke/environment.json
 	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--smoke --out $(CURDIR)/validation/target/smoke --environment $(CURDIR)/validation/target/smoke/environment.json"
 
