@@ -7,7 +7,7 @@ CARGO ?= cargo
 
 ## Flink minor for jvm, runtime-jar, demo, bench and bench-jobs: 2.1 (default) or 1.20 (LTS), e.g.
 ## `make demo FLINK=1.20`. A non-default minor builds with Maven profile flink-<minor> into
-## target/flink-<minor>/ (README, "Flink versions"); `jvm` installs that minor's artifacts.
+## target/flink-<minor>/ (docs/versions.md); `jvm` installs that minor's artifacts.
 FLINK ?= 2.1
 FLINK_PROFILE = $(if $(filter-out 2.1,$(FLINK)),-Pflink-$(FLINK))
 ## The other supported minors `make test` also runs (the subset below) on.
@@ -92,6 +92,7 @@ clean:
 
 ## Benchmark harness (bench/README.md): stock Iceberg vs Frazil in one JVM, release build only.
 ## `make bench` writes bench/results/<date>-<short sha>/; the full run takes ~10-15 min on 2 cores.
+## Every bench target then rewrites the results index, bench/results/README.md (scripts/bench_index.py).
 ## Its heap is 8g (the 2,000,000-row fixtures alone take ~1.8 GB; 4g crowds the stock arm's GC).
 .PHONY: bench bench-smoke run-bench-smoke
 BENCH_OUT ?= $(CURDIR)/bench/results/$(shell date -u +%F)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit)$(if $(FLINK_PROFILE),-flink-$(FLINK))
@@ -100,6 +101,7 @@ BENCH_ARGS ?=
 
 bench: jvm
 	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT) $(BENCH_ARGS)"
+	$(PYTHON) scripts/bench_index.py
 
 ## Seconds-long run of the same harness and guards (bid, 20,000 rows); fails on a wrong footer.
 bench-smoke: jvm run-bench-smoke
@@ -117,6 +119,7 @@ BENCH_JOBS_ARGS ?=
 
 bench-jobs: jvm
 	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT)-jobs $(BENCH_JOBS_ARGS)"
+	$(PYTHON) scripts/bench_index.py
 
 ## ~25 s after the build (8 jobs of 20,000 rows, all four cells, same validation); part of `make test`.
 bench-jobs-smoke: jvm run-bench-jobs-smoke
@@ -138,9 +141,14 @@ environment: native jvm
 validate: environment
 	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--out $(CURDIR)/validation --work $(CURDIR)/validation/target/work --environment $(CURDIR)/environment.json"
 
-## Under a minute after the build (no rebuild): environment.json tests + the smoke subset.
+## Under a minute after the build (no rebuild): environment.json tests, the bench results index
+## (bench/results/README.md must be what scripts/bench_index.py writes), the docs' links, size and
+## figures (scripts/test_docs.py), then the smoke subset.
 run-validate-smoke:
 	$(PYTHON) scripts/test_environment.py
+	$(PYTHON) scripts/test_bench_index.py
+	$(PYTHON) scripts/bench_index.py --check
+	$(PYTHON) scripts/test_docs.py
 	$(PYTHON) scripts/environment.py --out $(CURDIR)/validation/target/smoke/environment.json
 	$(MVN) -q -pl validation exec:exec -Dvalidation.args="--smoke --out $(CURDIR)/validation/target/smoke --environment $(CURDIR)/validation/target/smoke/environment.json"
 
@@ -153,6 +161,7 @@ ROUTING_ARGS ?=
 
 bench-routing: jvm
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.heap=$(ROUTING_HEAP) -Dbench.args="--out $(BENCH_OUT)-routing $(ROUTING_ARGS)"
+	$(PYTHON) scripts/bench_index.py
 
 ## Seconds-long run of the same cohort and row-by-row verification (20,000 rows) → bench/target/;
 ## part of `make test`.
@@ -175,6 +184,7 @@ FANOUT_ARGS ?=
 
 bench-fanout: jvm
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.FanoutBench -Dbench.heap=256m -Dbench.args="--heap $(FANOUT_HEAP) --out $(BENCH_OUT)-fanout $(FANOUT_ARGS)"
+	$(PYTHON) scripts/bench_index.py
 
 ## Seconds after the build (20,000 rows, N = 1 and 16, one trial per arm, same checks, no heap
 ## search) -> bench/target/fanout-smoke/; part of `make test`.
