@@ -181,7 +181,7 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
   private String stockDetail(String reason) {
     switch (reason) {
       case "disabled":
-        return "native reading is switched off (-D" + READ_SWITCH + "=false or frazil.enabled)";
+        return "native reading is switched off (" + READ_SWITCH + " or frazil.enabled is false)";
       case "engineProjection":
         return "an engine projection was requested";
       case "unsupportedType":
@@ -193,9 +193,17 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
     }
   }
 
+  private static volatile boolean processReadEnabled = true;
+
+  /** Sets the process-wide read switch (from the Flink configuration key). */
+  static void setProcessReadEnabled(boolean enabled) {
+    processReadEnabled = enabled;
+  }
+
   static boolean readEnabled() {
     String value = System.getProperty(READ_SWITCH);
-    return value == null || !"false".equals(value.trim().toLowerCase(Locale.ROOT));
+    return processReadEnabled
+        && (value == null || !"false".equals(value.trim().toLowerCase(Locale.ROOT)));
   }
 
   private static boolean hasUnsupportedType(Schema schema) {

@@ -228,6 +228,65 @@ class TestNativeReadParity {
         .hasMessageContaining(corrupt.toString());
   }
 
+  @Test
+  void theReadSwitchSendsFilesToIcebergsReader() throws IOException {
+    Schema schema = ParitySchemas.REQUIRED;
+    List<RowData> rows = new RowDataGenerator(5, 0).rows(schema, 500);
+    InputFile input = Files.localInput(write(schema, rows, true, ImmutableMap.of()));
+    List<List<Object>> stock = read(stockBuilder(input), schema, builder -> {});
+    long nativeFiles = ReadCounters.nativeFiles();
+    long disabled = ReadCounters.stockFiles("disabled");
+    System.setProperty(FrazilReadBuilder.READ_SWITCH, "false");
+    try {
+      assertThat(readNative(input, schema, builder -> {})).isEqualTo(stock);
+    } finally {
+      System.clearProperty(FrazilReadBuilder.READ_SWITCH);
+    }
+    assertThat(ReadCounters.nativeFiles()).isEqualTo(nativeFiles);
+    assertThat(ReadCounters.stockFiles("disabled")).isEqualTo(disabled + 1);
+  }
+
+  @Test
+  void aColumnReadDifferentlyByIcebergGoesToIcebergsReader() throws IOException {
+    // INT96 timestamps (Spark/Hive files): Iceberg's Flink reader refuses them; so must we.
+    org.apache.parquet.schema.MessageType int96 =
+        org.apache.parquet.schema.MessageTypeParser.parseMessageType(
+            "message m { required int64 id = 1; optional int96 ts = 2; }");
+    File file = temp.resolve("int96.parquet").toFile();
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
+    org.apache.parquet.hadoop.example.GroupWriteSupport.setSchema(int96, conf);
+    try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> writer =
+        org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(
+                new org.apache.hadoop.fs.Path(file.toURI()))
+            .withConf(conf)
+            .withType(int96)
+            .build()) {
+      org.apache.parquet.example.data.simple.SimpleGroupFactory groups =
+          new org.apache.parquet.example.data.simple.SimpleGroupFactory(int96);
+      for (long i = 0; i < 10; i++) {
+        writer.write(
+            groups
+                .newGroup()
+                .append("id", i)
+                .append(
+                    "ts", org.apache.parquet.io.api.Binary.fromConstantByteArray(new byte[12])));
+      }
+    }
+    Schema schema =
+        new Schema(
+            required(1, "id", Types.LongType.get()),
+            optional(2, "ts", Types.TimestampType.withoutZone()));
+    InputFile input = Files.localInput(file);
+    assertThatThrownBy(() -> read(stockBuilder(input), schema, builder -> {}))
+        .isInstanceOf(UnsupportedOperationException.class);
+    long fallbacks = ReadCounters.stockFiles("columnType");
+    assertThatThrownBy(() -> readNative(input, schema, builder -> {}))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThat(ReadCounters.stockFiles("columnType")).isEqualTo(fallbacks + 1);
+    // The id column alone is read natively, and agrees.
+    assertSameRows(input, new Schema(schema.columns().get(0)), builder -> {});
+  }
+
   private File write(Schema schema, List<RowData> rows, boolean frazil, Map<String, String> props)
       throws IOException {
     File file =
