@@ -23,9 +23,9 @@ final class FanoutSvg {
   private record Series(
       String arm, String key, double scale, String color, boolean dashed, String label) {}
 
-  static void write(Path file, FanoutReport report, RunFacts facts, FanoutOptions options)
+  static void write(Path file, FanoutReport report, RunFacts facts, FanoutBench bench)
       throws IOException {
-    List<Integer> ns = options.partitions;
+    List<Integer> ns = bench.partitions;
     Object[][] panels = {
       {
         "wall time (write + close-all), s",
@@ -106,9 +106,9 @@ final class FanoutSvg {
                     facts.cores,
                     System.getProperty("java.version"),
                     facts.commit,
-                    options.rows,
-                    options.heap,
-                    options.smoke ? "; SMOKE run, not a measurement" : ""))));
+                    bench.rows,
+                    bench.heap,
+                    bench.smoke ? "; SMOKE run, not a measurement" : ""))));
     svg.append(f("<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/>", LEFT, STOCK));
     svg.append(f("<text x=\"%d\" y=\"64\">stock</text>\n", LEFT + 16));
     svg.append(

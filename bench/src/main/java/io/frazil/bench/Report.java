@@ -163,7 +163,7 @@ final class Report {
   }
 
   private static String cohortTitle(String cohort) {
-    return BenchOptions.FILE_WRITE.equals(cohort)
+    return FileWriteBench.FILE_WRITE.equals(cohort)
         ? "Flink RowData in → closed Iceberg data file + Metrics out (both arms)"
         : "stock writer on RowData against Frazil's Arrow appender on the same rows, pre-built"
             + " as 8,192-row Arrow batches before timing: `frazil` keeps each batch the"
@@ -211,7 +211,8 @@ final class Report {
         + "]";
   }
 
-  private static String ratioRange(Ratio ratio) {
+  /** "[low–high]" of a ratio's extreme range. */
+  static String ratioRange(Ratio ratio) {
     return "[" + fmt("%.2f", ratio.low) + "–" + fmt("%.2f", ratio.high) + "]";
   }
 
