@@ -97,7 +97,7 @@ public final class FanoutTrial implements Callable<Integer> {
 
   @Spec CommandSpec cli;
 
-  @Option(names = "--arm", required = true, description = "stock or frazil.")
+  @Option(names = "--arm", required = true, paramLabel = "ARM", description = "stock or frazil.")
   String arm;
 
   @Option(
