@@ -39,6 +39,12 @@ public final class FrazilBootstrapFileSystemFactory implements FileSystemFactory
     FrazilFlink.setProcessEnabled(enabled);
     if (enabled) {
       FrazilFlink.install();
+    } else {
+      LogOnce.info(
+          "config-off",
+          "Frazil is off for this process (Flink configuration "
+              + FrazilFlink.FLINK_CONFIG_KEY
+              + ": false): Iceberg's writer writes its data files");
     }
   }
 
