@@ -25,7 +25,8 @@ final class CapturedLog implements AutoCloseable {
   private final List<Line> lines = new CopyOnWriteArrayList<>();
   private final LoggerContext context = (LoggerContext) LogManager.getContext(false);
   private final AbstractAppender appender =
-      new AbstractAppender("captured-" + System.identityHashCode(this), null, null, true, Property.EMPTY_ARRAY) {
+      new AbstractAppender(
+          "captured-" + System.identityHashCode(this), null, null, true, Property.EMPTY_ARRAY) {
         @Override
         public void append(LogEvent event) {
           lines.add(new Line(event.getLevel(), event.getMessage().getFormattedMessage()));
