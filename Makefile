@@ -1,5 +1,7 @@
 # One-word entry points. Maven never runs cargo: `native` builds the release cdylib first and
 # Maven packages it from target/release into the java-bridge jar.
+# -B: no colour and no progress. (Debian's Maven 3.8.7 still writes a colour reset, `[0m`, as it
+# starts and ends, even in batch mode: .mvn/jvm.config turns that off with -Djansi.noreset=true.)
 MVN ?= mvn -B -ntp
 CARGO ?= cargo
 
@@ -36,9 +38,19 @@ jvm: native
 runtime-jar: native
 	$(MVN) -q $(FLINK_PROFILE) -DskipTests -pl flink-runtime -am package
 
-## The main job: writes the same rows with stock Iceberg and with Frazil and compares them.
-demo: jvm
-	$(MVN) -q $(FLINK_PROFILE) -pl java-bridge test-compile exec:exec
+## The main job: writes the same rows with stock Iceberg and with Frazil and compares them. The
+## build's output goes to target/demo-build.log (its last lines are shown if it fails); the demo
+## prints a line per phase and ends with its verdict, the wall ratio and where tables and log are.
+DEMO_BUILD_LOG = target/demo-build.log
+demo:
+	@echo "demo: building the native library and the jars (first run: several minutes; log: $(DEMO_BUILD_LOG))"
+	@mkdir -p $(dir $(DEMO_BUILD_LOG)); start=$$(date +%s); \
+	if $(MAKE) --no-print-directory jvm > $(DEMO_BUILD_LOG) 2>&1; then \
+	  echo "demo: built in $$(( $$(date +%s) - start )) s; starting the demo JVM"; \
+	else \
+	  tail -n 30 $(DEMO_BUILD_LOG); echo "demo: the build failed; its log: $(DEMO_BUILD_LOG)"; exit 1; \
+	fi
+	@$(MVN) -q $(FLINK_PROFILE) -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \

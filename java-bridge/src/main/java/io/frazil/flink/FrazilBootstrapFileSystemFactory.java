@@ -47,6 +47,12 @@ public final class FrazilBootstrapFileSystemFactory implements FileSystemFactory
     FrazilReadBuilder.setProcessReadEnabled(config.get(READ_ENABLED));
     if (enabled) {
       FrazilFlink.install();
+    } else {
+      LogOnce.info(
+          "config-off",
+          "Frazil is off for this process (Flink configuration "
+              + FrazilFlink.FLINK_CONFIG_KEY
+              + ": false): Iceberg's writer writes its data files");
     }
   }
 
