@@ -34,13 +34,6 @@ public final class LogOnce {
     warn(reasonKey, message, null);
   }
 
-  /** Logs {@code message} at INFO the first time {@code reasonKey} is seen (expected fallbacks). */
-  public static void info(String reasonKey, String message) {
-    if (LOGGED_REASONS.add(reasonKey)) {
-      LOG.info("{} (logged once)", message);
-    }
-  }
-
   /** {@link #warn(String, String)} with the cause's stack trace (none when null). */
   public static void warn(String reasonKey, String message, Throwable cause) {
     if (!LOGGED_REASONS.add(reasonKey)) {
