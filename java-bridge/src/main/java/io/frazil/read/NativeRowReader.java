@@ -21,6 +21,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.iceberg.exceptions.RuntimeIOException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SeekableInputStream;
@@ -331,6 +332,11 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
   }
 
   private static RuntimeException wrap(InputFile file, RuntimeException e) {
+    if (e instanceof ValidationException) {
+      // Raised by Iceberg's own classes planning the read (a filter naming no column, say),
+      // exactly as Iceberg's reader raises it: callers and Iceberg's tests expect that type.
+      return e;
+    }
     if (e instanceof NativeReaderException
         && e.getMessage() != null
         && e.getMessage().contains(file.location())) {
