@@ -54,7 +54,7 @@ demo:
 	@$(MVN) -q $(FLINK_PROFILE) -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
-test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
+test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-read-smoke run-bench-routing-smoke \
 	run-bench-fanout-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
 	run-test-other-minors
 
@@ -139,6 +139,26 @@ bench-jobs-smoke: jvm run-bench-jobs-smoke
 
 run-bench-jobs-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/jobs-smoke"
+
+## Read cohort (bench/README.md, "Read cohort"; issue 32): stock Iceberg's Flink Parquet reader vs
+## Frazil's native reader over files written once by stock Iceberg (zstd 3): scan, 2-of-N projection
+## and a row-group-pruning filtered scan on bid / wide / nested at 262,144 and 2,000,000 rows, child-JVM
+## peak-RSS trials, and two MiniCluster jobs (IcebergSource -> discard, IcebergSource -> IcebergSink
+## copy) -> bench/results/<date>-<short sha>-read/. Exits non-zero if any guard or job check fails.
+.PHONY: bench-read bench-read-smoke run-bench-read-smoke
+READ_HEAP ?= 6g
+BENCH_READ_ARGS ?=
+
+bench-read: jvm
+	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ReadBench -Dbench.heap=$(READ_HEAP) -Dbench.args="--out $(BENCH_OUT)-read $(BENCH_READ_ARGS)"
+	$(PYTHON) scripts/bench_index.py
+
+## Under a minute after the build (20,000 rows, every cell, one RSS pair, both jobs once per arm);
+## part of `make test`.
+bench-read-smoke: jvm run-bench-read-smoke
+
+run-bench-read-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ReadBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/read-smoke"
 
 ## Build facts behind every result (scripts/environment.py): rustc/cargo, linked crate versions,
 ## JDK, Maven, Flink/Iceberg/arrow-java, release profile, artifact SHA-256s, git, machine.
