@@ -38,6 +38,7 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
                retries or restarts and commits every id once, every file Frazil's
   all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage
                (`make cluster-test`)
+  core         smoke, sinks, failover, kill-in-checkpoint (`make cluster-test FLINK=1.20`)
 
 Each check: the table holds exactly the input rows (every column recomputed from the id: no id
 lost, none duplicated), every data file's Parquet footer says `created_by` = "frazil version ..."
@@ -46,6 +47,11 @@ lost, none duplicated), every data file's Parquet footer says `created_by` = "fr
 and the job jar holds no byte string "frazil". The fault scenarios also require the job to have
 restarted (kills) and finished. Sources are Flink's NumberSequenceSource, whose splits are
 checkpointed: a restarted job replays exactly the ids after its last checkpoint.
+
+`--flink 1.20` (or env FLINK=1.20; `make cluster-test FLINK=1.20`) runs the same scenarios on
+Flink 1.20 with the 1.20 runtime jar: the Maven profile flink-1.20 builds its lib/ and job jar
+into target/flink-1.20/ of each module, and its runs and results.json go to
+cluster-test/target/flink-1.20/.
 
 Everything lives under cluster-test/target/ (git-ignored); each scenario's FLINK_HOME, logs and
 warehouse stay there for inspection. Every process this script starts is stopped on every path
@@ -76,6 +82,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 BUILD = HERE / "target"
+# The Flink lines this runs on (`--flink`, or env FLINK as the Makefile passes it). The default
+# line's Maven outputs are under each module's target/, another line's under
+# target/flink-<line>/ (its Maven profile flink-<line>, root pom.xml), and so are its runs here.
+DEFAULT_FLINK = "2.1"
+FLINK_LINES = ("2.1", "1.20")
 
 # Flink's default `env.java.opts.all` for Java 17 (flink-dist's config.yaml), WITHOUT
 # java.base/java.nio: Flink's own list already contains that entry, and it is taken out here so
@@ -209,7 +220,8 @@ class FlinkHome:
 
     def write_conf(self, conf_dir: Path, java_nio_opened: bool = True,
                    taskmanager_opts: str = "", slots: int = 1) -> None:
-        """conf/config.yaml for Flink 2.x; Frazil's only line is the java.nio append.
+        """conf/config.yaml (Flink 2.x, and 1.20, which reads the same file and keys); Frazil's
+        only line is the java.nio append.
         `taskmanager_opts` goes to env.java.opts.taskmanager (TaskManager JVMs only)."""
         conf_dir.mkdir(parents=True, exist_ok=True)
         opts = FLINK_JAVA17_OPTS + (" " + FRAZIL_JAVA_OPTS if java_nio_opened else "")
@@ -529,16 +541,30 @@ def check_job_jar_clean(job_jar: Path) -> None:
 # Scenarios
 
 
+def maven_target(module: Path, flink: str) -> Path:
+    """Where Maven builds `module` for a Flink line: target/, or target/flink-<line>/."""
+    return module / "target" / ("" if flink == DEFAULT_FLINK else f"flink-{flink}")
+
+
 class Inputs:
-    def __init__(self):
-        lib = HERE / "flink-home" / "target" / "lib"
+    """The jars of one Flink line's cluster, and where its runs and results go."""
+
+    def __init__(self, flink: str):
+        self.flink = flink
+        lib = maven_target(HERE / "flink-home", flink) / "lib"
         self.flink_jars = sorted((lib / "flink").glob("*.jar"))
         self.extra_jars = sorted((lib / "extra").glob("*.jar"))
         self.s3_jars = sorted((lib / "s3").glob("*.jar"))
+        build = f"make runtime-jar cluster-test-build FLINK={flink}"
         if not self.flink_jars or not self.extra_jars:
-            raise SystemExit(f"no jars under {lib}: build first (make cluster-test)")
-        self.frazil_jar = one_file("frazil-flink-runtime-*.jar", REPO / "flink-runtime" / "target")
-        self.job_jar = one_file("iceberg-cluster-job-*.jar", HERE / "job" / "target")
+            raise SystemExit(f"no jars under {lib}: build first ({build})")
+        self.frazil_jar = one_file(f"frazil-flink-runtime-{flink}-*.jar",
+                                   maven_target(REPO / "flink-runtime", flink))
+        self.job_jar = one_file("iceberg-cluster-job-*.jar", maven_target(HERE / "job", flink))
+        self.out = BUILD if flink == DEFAULT_FLINK else BUILD / f"flink-{flink}"
+
+    def run_dir(self, scenario: str) -> Path:
+        return self.out / "run" / scenario
 
     def lib_jars(self) -> list[Path]:
         return [*self.flink_jars, *self.extra_jars, self.frazil_jar]
@@ -546,7 +572,7 @@ class Inputs:
 
 def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2,
                   extra_jars: list[Path] = (), slots: int = 1) -> Cluster:
-    home = FlinkHome(BUILD / "run" / scenario, [*inputs.lib_jars(), *extra_jars])
+    home = FlinkHome(inputs.run_dir(scenario), [*inputs.lib_jars(), *extra_jars])
     home.write_conf(home.conf, slots=slots)
     cluster = Cluster(home)
     cluster.start_jobmanager()
@@ -801,7 +827,7 @@ def mixed_cluster(inputs: Inputs, scenario: str, with_frazil: bool = True) -> Cl
     """taskmanager-1 as configured; taskmanager-2 from conf-no-nio/, whose env.java.opts.all
     lacks --add-opens=java.base/java.nio=ALL-UNNAMED (an operator who missed the append)."""
     jars = inputs.lib_jars() if with_frazil else [*inputs.flink_jars, *inputs.extra_jars]
-    home = FlinkHome(BUILD / "run" / scenario, jars)
+    home = FlinkHome(inputs.run_dir(scenario), jars)
     home.write_conf(home.conf)
     home.write_conf(home.root / "conf-no-nio", java_nio_opened=False)
     cluster = Cluster(home)
@@ -897,7 +923,7 @@ def scenario_bad_native(inputs: Inputs) -> dict:
     each data file's created_by must match the TaskManager its writer subtask ran on (Frazil's on
     taskmanager-1, parquet-java's on taskmanager-2), and taskmanager-2's log must say so once for
     the whole process (two jobs), taskmanager-1's never."""
-    home = FlinkHome(BUILD / "run" / "bad-native", inputs.lib_jars())
+    home = FlinkHome(inputs.run_dir("bad-native"), inputs.lib_jars())
     home.write_conf(home.conf)
     home.write_conf(home.root / "conf-bad-native",
                     taskmanager_opts=f"-Dfrazil.native.path={BAD_NATIVE_PATH}")
@@ -1255,22 +1281,28 @@ SCENARIOS = {
     "s3-outage": scenario_s3_outage,
 }
 GROUPS = {"all": ["sinks", "failover", "kill-in-checkpoint", "no-add-opens", "bad-native", "s3",
-                  "s3-outage"]}
+                  "s3-outage"],
+          # What `make cluster-test FLINK=1.20` runs: the sinks and the kills.
+          "core": ["smoke", "sinks", "failover", "kill-in-checkpoint"]}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenarios", nargs="*", default=["all"],
-                        help=f"{', '.join(SCENARIOS)} or all (default)")
+                        help=f"{', '.join(SCENARIOS)}, or a group: all (default), core")
+    parser.add_argument("--flink", choices=FLINK_LINES,
+                        default=os.environ.get("FLINK") or DEFAULT_FLINK,
+                        help=f"the Flink line (default: env FLINK, else {DEFAULT_FLINK})")
+    args = parser.parse_args()
     names = []
-    for name in parser.parse_args().scenarios:
+    for name in args.scenarios:
         names.extend(GROUPS.get(name, [name]))
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         parser.error(f"unknown scenario(s) {unknown}")
-    inputs = Inputs()
-    log(f"lib/: {len(inputs.flink_jars)} Flink jars + {[j.name for j in inputs.extra_jars]} + "
+    inputs = Inputs(args.flink)
+    log(f"Flink {inputs.flink}; lib/: {len(inputs.flink_jars)} Flink jars + {[j.name for j in inputs.extra_jars]} + "
         f"{inputs.frazil_jar.name}")
     summary = {}
     failed = False
@@ -1284,10 +1316,10 @@ def main() -> int:
             log(f"FAILED {name}: {type(e).__name__}: {e}")
         summary[name]["seconds"] = round(time.monotonic() - started, 1)
         log(f"{name}: {'ok' if summary[name]['ok'] else 'FAILED'} in "
-            f"{summary[name]['seconds']} s (logs: {BUILD / 'run' / name / 'log'})")
-    BUILD.mkdir(exist_ok=True)
-    (BUILD / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
-    log(f"results: {BUILD / 'results.json'}")
+            f"{summary[name]['seconds']} s (logs: {inputs.run_dir(name) / 'log'})")
+    inputs.out.mkdir(parents=True, exist_ok=True)
+    (inputs.out / "results.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"results: {inputs.out / 'results.json'}")
     return 1 if failed else 0
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA_VERSION = 1
 
-# Crates whose linked versions every result must name (README "Versions").
+# Crates whose linked versions every result must name (docs/versions.md, "Components").
 REQUIRED_CRATES = (
     "arrow",
     "parquet",

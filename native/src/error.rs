@@ -37,6 +37,15 @@ pub enum NativeError {
     #[error("{0}")]
     Panicked(String),
 
+    /// A Parquet file could not be decoded while `context` (corrupt or truncated data, a page
+    /// the decoder does not support).
+    #[error("{context}: {source}")]
+    Decode {
+        context: String,
+        #[source]
+        source: ParquetError,
+    },
+
     /// The Parquet encoder failed while `context`.
     #[error("{context}: {source}")]
     Parquet {
@@ -65,6 +74,13 @@ impl NativeError {
             "native panic while {context}: {}",
             panic_text(payload)
         ))
+    }
+
+    pub(crate) fn decode(context: impl Into<String>, source: ParquetError) -> Self {
+        NativeError::Decode {
+            context: context.into(),
+            source,
+        }
     }
 
     pub(crate) fn parquet(context: impl Into<String>, source: ParquetError) -> Self {

@@ -32,6 +32,8 @@
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.
 //! * [`first_page`] — the rows a file holds until that rule is applied (under memory pressure,
 //!   up to a page's row limit), kept compact.
+//! * [`reader`] — decoding Parquet data files into Arrow batches from byte ranges Java fetched
+//!   (the read path: Java decides row groups and columns with Iceberg's code).
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
 //! * [`allocator`] — mimalloc as the global allocator, and its purge delay.
@@ -48,6 +50,7 @@ pub mod output;
 pub mod page_compression;
 pub mod pipeline;
 pub mod pool;
+pub mod reader;
 pub mod schema;
 pub mod stats;
 pub mod writer;

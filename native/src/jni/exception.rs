@@ -9,6 +9,7 @@
 //! | `InvalidState`                         | `java.lang.IllegalStateException`           |
 //! | `Unsupported`                          | `java.lang.UnsupportedOperationException`   |
 //! | `Parquet`, `Panicked`, any panic       | `io.frazil.jni.NativeWriterException`       |
+//! | `Decode` (reading a file)              | `io.frazil.jni.NativeReaderException`       |
 //!
 //! An exception already pending (for example one raised by a JNI call inside the body) is left
 //! alone rather than replaced. Imported Arrow values are dropped when the body returns, before
@@ -26,6 +27,9 @@ use crate::error::NativeError;
 
 /// Java class thrown for encoder failures and panics.
 pub const NATIVE_WRITER_EXCEPTION: &str = "io/frazil/jni/NativeWriterException";
+
+/// Java class thrown when a Parquet file cannot be decoded.
+pub const NATIVE_READER_EXCEPTION: &str = "io/frazil/jni/NativeReaderException";
 
 thread_local! {
     /// Where the last panic on this thread happened, captured by the hook for the message.
@@ -62,6 +66,7 @@ fn java_class(err: &NativeError) -> &'static str {
         NativeError::InvalidState(_) => "java/lang/IllegalStateException",
         NativeError::Unsupported(_) => "java/lang/UnsupportedOperationException",
         NativeError::Parquet { .. } | NativeError::Panicked(_) => NATIVE_WRITER_EXCEPTION,
+        NativeError::Decode { .. } => NATIVE_READER_EXCEPTION,
     }
 }
 

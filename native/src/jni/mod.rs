@@ -20,6 +20,8 @@
 
 pub mod exception;
 pub mod handle;
+pub mod reader;
+pub mod registry;
 
 use std::collections::HashMap;
 

@@ -12,7 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code make bench-fanout}: one Iceberg Flink task writer with N partition files open at once
@@ -24,21 +29,235 @@ import java.util.concurrent.TimeUnit;
  * {@code environment.json}. Exits 1 if any completed trial failed its checks, or a grid trial did
  * not complete. See bench/README.md, "Fan-out cohort".
  */
-public final class FanoutBench {
+@Command(
+    name = "FanoutBench",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchCli.Version.class,
+    showDefaultValues = true,
+    sortOptions = false,
+    description = {
+      "One Iceberg Flink task writer with N open partition files, stock vs Frazil, one child JVM"
+          + " per trial (bench/README.md, \"Fan-out cohort\")."
+    })
+public final class FanoutBench implements Callable<Integer> {
   static final List<String> ARMS = List.of("stock", "frazil");
 
-  private final FanoutOptions options;
+  @Spec CommandSpec cli;
+
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      converter = BenchCli.AbsolutePath.class,
+      description = "Results directory.")
+  Path out;
+
+  @Option(
+      names = "--smoke",
+      description =
+          "20,000 rows, N = 1,16, 0 warm-up + 1 trial, 2,000-row JIT warm-up, 512m heap, no OOM"
+              + " search (flags given with it still win): checks the harness, not a measurement.")
+  boolean smoke;
+
+  @Option(
+      names = "--report-only",
+      description =
+          "Rewrite results.md and fanout.svg from --out's iterations.jsonl (same flags as the"
+              + " run).")
+  boolean reportOnly;
+
+  @Option(
+      names = "--rows",
+      paramLabel = "R",
+      defaultValue = "2000000",
+      converter = BenchCli.Positive.class,
+      description = "Rows per trial.")
+  int rows;
+
+  @Option(
+      names = "--partitions",
+      split = ",",
+      paramLabel = "N",
+      defaultValue = "1,16,128,1024",
+      converter = BenchCli.Positive.class,
+      description = "Open partition files per task writer, one grid column each.")
+  List<Integer> partitions;
+
+  @Option(
+      names = "--trials",
+      paramLabel = "T",
+      defaultValue = "3",
+      converter = BenchCli.Positive.class,
+      description = "Measured trials per arm and N.")
+  int measuredTrials;
+
+  @Option(
+      names = "--warmup-trials",
+      paramLabel = "W",
+      defaultValue = "1",
+      converter = BenchCli.NonNegative.class,
+      description = "Discarded trials per arm and N before them.")
+  int warmupTrials;
+
+  @Option(
+      names = "--heap",
+      paramLabel = "SIZE",
+      defaultValue = "4g",
+      converter = BenchCli.HeapSize.class,
+      description = "-Xms = -Xmx of every grid trial (stock needs more than 2g at N = 1,024).")
+  String heap;
+
+  @Option(
+      names = "--memory-budget",
+      paramLabel = "SIZE",
+      description =
+          "-Dfrazil.memory.budget of every trial (unset: the process default, 25%% of the heap).")
+  String memoryBudget;
+
+  @Option(
+      names = "--frazil-routing",
+      description =
+          "Task writers from FrazilTaskWriterFactory, as after FrazilRouting.accelerate(env) in a"
+              + " job (without it: Iceberg's factory, the jar alone).")
+  boolean frazilRouting;
+
+  @Option(
+      names = "--pretouch",
+      description =
+          "-XX:+AlwaysPreTouch in every trial: the whole heap resident from the start, as in a"
+              + " TaskManager that has run for a while.")
+  boolean pretouch;
+
+  @Option(
+      names = "--oom-heaps",
+      split = ",",
+      paramLabel = "SIZE",
+      defaultValue = "2g,1g,512m,256m",
+      converter = OomHeap.class,
+      description = "Descending heaps of the OOM search ('none' skips it).")
+  List<String> oomHeaps;
+
+  @Option(
+      names = "--oom-partitions",
+      paramLabel = "N",
+      defaultValue = "1024",
+      converter = BenchCli.Positive.class,
+      description = "N of the OOM search.")
+  int oomPartitions;
+
+  @Option(
+      names = "--pool-rows",
+      paramLabel = "P",
+      defaultValue = "131072",
+      converter = BenchCli.Positive.class,
+      description = "Distinct pre-built rows, cycled (a multiple of N).")
+  int poolRows;
+
+  @Option(
+      names = "--warmup-rows",
+      paramLabel = "W",
+      defaultValue = "65536",
+      converter = BenchCli.NonNegative.class,
+      description = "JIT warm-up write inside each trial JVM (0 = none).")
+  int warmupRows;
+
+  @Option(
+      names = "--timeout-s",
+      paramLabel = "S",
+      defaultValue = "900",
+      converter = BenchCli.Positive.class,
+      description = "Seconds per grid trial before it is killed.")
+  int timeoutS;
+
+  @Option(
+      names = "--oom-timeout-s",
+      paramLabel = "S",
+      defaultValue = "300",
+      converter = BenchCli.Positive.class,
+      description = "Seconds per OOM-search trial before it is killed (GC thrashing).")
+  int oomTimeoutS;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "42",
+      description = "Data generator seed.")
+  long seed;
+
+  @Option(
+      names = "--tmp",
+      paramLabel = "DIR",
+      defaultValue = "${sys:java.io.tmpdir}",
+      converter = BenchCli.AbsolutePath.class,
+      description = "Parent of the trials' warehouses.")
+  Path tmp;
+
   private final List<Trial> trials = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
   private Path logs;
 
-  private FanoutBench(FanoutOptions options) {
-    this.options = options;
+  public static void main(String[] args) {
+    BenchCli.main(args, new FanoutBench());
   }
 
-  public static void main(String[] args) {
-    BenchMain.main(args, FanoutOptions::parse, FanoutOptions.USAGE, o -> new FanoutBench(o).run());
+  @Override
+  public Integer call() throws Exception {
+    resolve();
+    return (reportOnly ? reportOnly() : run()) ? 0 : 1;
+  }
+
+  /** Applies --smoke to the options not given with it; "--oom-heaps none" turns the search off. */
+  void resolve() {
+    if (smoke) {
+      // The smoke plan replaces the defaults, not the flags given with it.
+      rows = BenchCli.given(cli, "--rows") ? rows : 20_000;
+      partitions = BenchCli.given(cli, "--partitions") ? partitions : List.of(1, 16);
+      measuredTrials = BenchCli.given(cli, "--trials") ? measuredTrials : 1;
+      warmupTrials = BenchCli.given(cli, "--warmup-trials") ? warmupTrials : 0;
+      heap = BenchCli.given(cli, "--heap") ? heap : "512m";
+      oomHeaps = BenchCli.given(cli, "--oom-heaps") ? oomHeaps : List.of();
+      poolRows = BenchCli.given(cli, "--pool-rows") ? poolRows : 20_000;
+      warmupRows = BenchCli.given(cli, "--warmup-rows") ? warmupRows : 2_000;
+      timeoutS = BenchCli.given(cli, "--timeout-s") ? timeoutS : 180;
+    }
+    if (oomHeaps.contains(OomHeap.NONE)) {
+      oomHeaps = List.of();
+    }
+  }
+
+  /** The arguments as given (results.md, RUN-INFO.md). */
+  List<String> args() {
+    return BenchCli.args(cli);
+  }
+
+  /** A heap of the OOM search, or "none". */
+  static final class OomHeap extends BenchCli.HeapSize {
+    static final String NONE = "none";
+
+    @Override
+    public String convert(String text) {
+      return NONE.equals(text) ? NONE : super.convert(text);
+    }
+  }
+
+  /** The plan, as the run and results.md print it. */
+  @Override
+  public String toString() {
+    return String.format(
+        Locale.ROOT,
+        "rows %,d, N %s, %d warm-up + %d measured trial(s) per arm and N, heap %s, OOM search %s"
+            + " at N=%d, pool %,d rows, JIT warm-up %,d rows, seed %d",
+        rows,
+        partitions,
+        warmupTrials,
+        measuredTrials,
+        heap,
+        oomHeaps.isEmpty() ? "off" : oomHeaps,
+        oomPartitions,
+        poolRows,
+        warmupRows,
+        seed);
   }
 
   /** One child JVM: its outcome, and its own measurements when it completed. */
@@ -62,7 +281,7 @@ public final class FanoutBench {
     }
 
     String str(String key) {
-      return FlatJson.text(result.get(key));
+      return Json.text(result.get(key));
     }
 
     double num(String key) {
@@ -86,14 +305,14 @@ public final class FanoutBench {
       mine.put("jvm_elapsed_ms", elapsedMs);
       mine.put("observed_peak_rss_bytes", observedPeakRssBytes);
       mine.put("detail", detail);
-      String head = FanoutTrial.Json.object(mine);
+      String head = Json.object(mine);
       json.append(head, 1, head.length() - 1);
       for (Map.Entry<String, String> e : result.entrySet()) {
         if (mine.containsKey(e.getKey())) {
           continue;
         }
         json.append(',');
-        FanoutTrial.Json.string(json, e.getKey()).append(':').append(e.getValue());
+        Json.string(json, e.getKey()).append(':').append(e.getValue());
       }
       return json.append('}').toString();
     }
@@ -101,29 +320,29 @@ public final class FanoutBench {
 
   /** Rebuilds the report from an earlier run's iterations.jsonl (e.g. after a report fix). */
   private boolean reportOnly() throws IOException {
-    for (String line : Files.readAllLines(options.out.resolve("iterations.jsonl"))) {
+    for (String line : Files.readAllLines(out.resolve("iterations.jsonl"))) {
       if (line.isBlank()) {
         continue;
       }
-      Map<String, String> all = FlatJson.parse(line);
+      Map<String, String> all = Json.parse(line);
       Trial t = new Trial();
       t.seq = Integer.parseInt(all.get("seq"));
-      t.stage = FlatJson.text(all.get("stage"));
-      t.phase = FlatJson.text(all.get("phase"));
+      t.stage = Json.text(all.get("stage"));
+      t.phase = Json.text(all.get("phase"));
       t.rep = Integer.parseInt(all.get("rep"));
-      t.heap = FlatJson.text(all.get("heap"));
-      t.arm = FlatJson.text(all.get("arm"));
+      t.heap = Json.text(all.get("heap"));
+      t.arm = Json.text(all.get("arm"));
       t.partitions = Integer.parseInt(all.get("partitions"));
-      t.outcome = FlatJson.text(all.get("outcome"));
+      t.outcome = Json.text(all.get("outcome"));
       t.exitCode = Integer.parseInt(all.get("exit_code"));
       t.elapsedMs = Long.parseLong(all.get("jvm_elapsed_ms"));
       t.observedPeakRssBytes = Long.parseLong(all.get("observed_peak_rss_bytes"));
-      t.detail = FlatJson.text(all.get("detail"));
+      t.detail = Json.text(all.get("detail"));
       t.result = all;
       trials.add(t);
     }
     String recorded = "recorded in the original run's RUN-INFO.md";
-    Path previous = options.out.resolve("results.md");
+    Path previous = out.resolve("results.md");
     if (Files.isRegularFile(previous)) {
       List<String> kept = new ArrayList<>();
       for (String line : Files.readAllLines(previous)) {
@@ -142,7 +361,7 @@ public final class FanoutBench {
             + " above are the rebuild's; the run's date, commit, JVM, run time and load are "
             + recorded
             + " (per-trial load average in the trial list).");
-    new FanoutReport(options, trials, notes)
+    new FanoutReport(this, trials, notes)
         .write(
             Double.NaN,
             "see the note below",
@@ -152,38 +371,34 @@ public final class FanoutBench {
   }
 
   private boolean run() throws Exception {
-    if (options.reportOnly) {
-      return reportOnly();
-    }
     long started = System.nanoTime();
-    Files.createDirectories(options.out);
-    this.logs = Files.createTempDirectory(options.tmp, "frazil-fanout-logs-");
-    System.out.printf(
-        "FanoutBench %s%n  %s%n  out %s%n", options.smoke ? "(smoke)" : "", options, options.out);
-    String loadBefore = loadAverage();
-    try (BufferedWriter out =
-        Files.newBufferedWriter(options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
-      this.jsonl = out;
-      for (int n : options.partitions) {
-        for (int rep = 0; rep < options.warmupTrials + options.trials; rep++) {
-          boolean warm = rep < options.warmupTrials;
+    Files.createDirectories(out);
+    this.logs = Files.createTempDirectory(tmp, "frazil-fanout-logs-");
+    System.out.printf("FanoutBench %s%n  %s%n  out %s%n", smoke ? "(smoke)" : "", this, out);
+    String loadBefore = RunFacts.loadAverage();
+    try (BufferedWriter lines =
+        Files.newBufferedWriter(out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
+      this.jsonl = lines;
+      for (int n : partitions) {
+        for (int rep = 0; rep < warmupTrials + measuredTrials; rep++) {
+          boolean warm = rep < warmupTrials;
           for (String arm : ARMS) {
             trial(
                 "grid",
                 warm ? "warmup" : "measured",
-                warm ? rep : rep - options.warmupTrials,
+                warm ? rep : rep - warmupTrials,
                 arm,
                 n,
-                options.heap,
-                options.timeoutS);
+                heap,
+                timeoutS);
           }
         }
       }
       oomSearch();
     }
-    String loadAfter = loadAverage();
+    String loadAfter = RunFacts.loadAverage();
     double seconds = (System.nanoTime() - started) / 1e9;
-    FanoutReport report = new FanoutReport(options, trials, notes);
+    FanoutReport report = new FanoutReport(this, trials, notes);
     report.write(seconds, loadBefore, loadAfter, childCommand("<heap>", List.of()));
     boolean ok = true;
     for (Trial t : trials) {
@@ -197,7 +412,7 @@ public final class FanoutBench {
       }
     }
     RunFacts.deleteTree(logs);
-    System.out.printf("%nresults in %s (%.0f s)%s%n", options.out, seconds, ok ? "" : ": FAILED");
+    System.out.printf("%nresults in %s (%.0f s)%s%n", out, seconds, ok ? "" : ": FAILED");
     return ok;
   }
 
@@ -206,12 +421,10 @@ public final class FanoutBench {
    * first heap at which neither arm completes.
    */
   private void oomSearch() throws Exception {
-    for (String heap : options.oomHeaps) {
+    for (String heap : oomHeaps) {
       boolean any = false;
       for (String arm : ARMS) {
-        Trial t =
-            trial(
-                "oom-search", "measured", 0, arm, options.oomPartitions, heap, options.oomTimeoutS);
+        Trial t = trial("oom-search", "measured", 0, arm, oomPartitions, heap, oomTimeoutS);
         any |= t.completed();
       }
       if (!any) {
@@ -227,21 +440,20 @@ public final class FanoutBench {
     command.add("-Xms" + heap);
     command.add("-Xmx" + heap);
     command.add("-XX:+ExitOnOutOfMemoryError");
-    if (options.pretouch) {
+    if (pretouch) {
       command.add("-XX:+AlwaysPreTouch");
     }
     command.add("-Dlog4j2.configurationFile=classpath:log4j2.properties");
-    for (String property :
-        List.of("bench.repoRoot", "bench.releaseLibrary", "fanout.nativeCounter")) {
+    for (String property : List.of("bench.repoRoot", "bench.releaseLibrary")) {
       String value = System.getProperty(property);
       if (value != null) {
         command.add("-D" + property + "=" + value);
       }
     }
-    if (options.memoryBudget != null) {
-      command.add("-Dfrazil.memory.budget=" + options.memoryBudget);
+    if (memoryBudget != null) {
+      command.add("-Dfrazil.memory.budget=" + memoryBudget);
     }
-    if (options.frazilRouting) {
+    if (frazilRouting) {
       command.add("-D" + FanoutTrial.FRAZIL_ROUTING + "=true");
     }
     command.add("-cp");
@@ -249,6 +461,18 @@ public final class FanoutBench {
     command.add(FanoutTrial.class.getName());
     command.addAll(args);
     return command;
+  }
+
+  /** The flags of one {@link FanoutTrial} child JVM. */
+  List<String> trialArgs(String arm, int n) {
+    return List.of(
+        "--arm", arm,
+        "--partitions", Integer.toString(n),
+        "--rows", Integer.toString(rows),
+        "--pool-rows", Integer.toString(poolRows),
+        "--warmup-rows", Integer.toString(warmupRows),
+        "--seed", Long.toString(seed),
+        "--tmp", tmp.toString());
   }
 
   private Trial trial(
@@ -262,15 +486,7 @@ public final class FanoutBench {
     t.arm = arm;
     t.partitions = n;
     t.heap = heap;
-    List<String> args =
-        List.of(
-            "--arm", arm,
-            "--partitions", Integer.toString(n),
-            "--rows", Integer.toString(options.rows),
-            "--pool-rows", Integer.toString(options.poolRows),
-            "--warmup-rows", Integer.toString(options.warmupRows),
-            "--seed", Long.toString(options.seed),
-            "--tmp", options.tmp.toString());
+    List<String> args = trialArgs(arm, n);
     File log = logs.resolve("trial-" + t.seq + ".log").toFile();
     Map<String, Double> host = HostProbe.measure();
     long start = System.nanoTime();
@@ -283,7 +499,8 @@ public final class FanoutBench {
     long deadline = start + TimeUnit.SECONDS.toNanos(timeoutS);
     boolean finished = false;
     while (!finished && System.nanoTime() < deadline) {
-      t.observedPeakRssBytes = Math.max(t.observedPeakRssBytes, statusKb(status, "VmHWM") * 1024);
+      t.observedPeakRssBytes =
+          Math.max(t.observedPeakRssBytes, MemoryProbes.statusKb(status, "VmHWM") * 1024);
       finished = process.waitFor(200, TimeUnit.MILLISECONDS);
     }
     if (!finished) {
@@ -300,7 +517,7 @@ public final class FanoutBench {
       }
     }
     if (resultLine != null) {
-      t.result = FlatJson.parse(resultLine);
+      t.result = Json.parse(resultLine);
     }
     for (Map.Entry<String, Double> e : host.entrySet()) {
       t.result.put(e.getKey(), String.format(Locale.ROOT, "%.2f", e.getValue()));
@@ -323,7 +540,7 @@ public final class FanoutBench {
       t.detail = "exit " + t.exitCode + ": " + tail(output, 600);
     }
     if (!t.completed() && !"oom".equals(t.outcome)) {
-      Path kept = options.out.resolve("trial-" + t.seq + ".log");
+      Path kept = out.resolve("trial-" + t.seq + ".log");
       Files.writeString(kept, tail(output, 20_000), StandardCharsets.UTF_8);
       t.detail += " (log tail: " + kept.getFileName() + ")";
     }
@@ -378,109 +595,5 @@ public final class FanoutBench {
 
   private static String tail(String text, int chars) {
     return text.length() <= chars ? text : text.substring(text.length() - chars);
-  }
-
-  private static long statusKb(Path status, String key) {
-    try {
-      for (String line : Files.readAllLines(status)) {
-        if (line.startsWith(key + ":")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", ""));
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      return 0;
-    }
-    return 0;
-  }
-
-  static String loadAverage() {
-    try {
-      return Files.readString(Paths.get("/proc/loadavg")).trim();
-    } catch (IOException e) {
-      return "unknown";
-    }
-  }
-
-  /** Splits one JSON object into its top-level keys and their values as raw JSON text. */
-  static final class FlatJson {
-    private FlatJson() {}
-
-    static Map<String, String> parse(String json) {
-      Map<String, String> map = new LinkedHashMap<>();
-      int i = json.indexOf('{') + 1;
-      int[] end = new int[1];
-      while (true) {
-        i = skip(json, i);
-        if (i >= json.length() || json.charAt(i) == '}') {
-          return map;
-        }
-        String key = unquote(json, i, end);
-        i = skip(json, end[0]) + 1; // ':'
-        i = skip(json, i);
-        int start = i;
-        int depth = 0;
-        while (i < json.length()) {
-          char d = json.charAt(i);
-          if (d == '"') {
-            unquote(json, i, end);
-            i = end[0];
-            continue;
-          }
-          if (d == '[' || d == '{') {
-            depth++;
-          } else if (d == ']' || d == '}') {
-            if (depth == 0) {
-              break;
-            }
-            depth--;
-          } else if (d == ',' && depth == 0) {
-            break;
-          }
-          i++;
-        }
-        map.put(key, json.substring(start, i).trim());
-        if (i < json.length() && json.charAt(i) == ',') {
-          i++;
-        }
-      }
-    }
-
-    /** The string a raw JSON value holds (the text itself when it is not a JSON string). */
-    static String text(String raw) {
-      if (raw == null || raw.isEmpty() || raw.charAt(0) != '"') {
-        return raw;
-      }
-      return unquote(raw, 0, new int[1]);
-    }
-
-    private static int skip(String json, int i) {
-      while (i < json.length() && Character.isWhitespace(json.charAt(i))) {
-        i++;
-      }
-      return i;
-    }
-
-    private static String unquote(String json, int i, int[] end) {
-      StringBuilder s = new StringBuilder();
-      int j = i + 1;
-      while (json.charAt(j) != '"') {
-        char c = json.charAt(j);
-        if (c == '\\') {
-          char next = json.charAt(j + 1);
-          if (next == 'u') {
-            s.append((char) Integer.parseInt(json.substring(j + 2, j + 6), 16));
-            j += 6;
-          } else {
-            s.append(next == 'n' ? '\n' : next == 't' ? '\t' : next);
-            j += 2;
-          }
-        } else {
-          s.append(c);
-          j++;
-        }
-      }
-      end[0] = j + 1;
-      return s.toString();
-    }
   }
 }

@@ -14,12 +14,12 @@ import java.util.function.ToDoubleFunction;
 final class FanoutReport {
   private static final double MB = 1048576.0;
 
-  private final FanoutOptions options;
+  private final FanoutBench bench;
   private final List<FanoutBench.Trial> trials;
   private final List<String> notes;
 
-  FanoutReport(FanoutOptions options, List<FanoutBench.Trial> trials, List<String> notes) {
-    this.options = options;
+  FanoutReport(FanoutBench bench, List<FanoutBench.Trial> trials, List<String> notes) {
+    this.bench = bench;
     this.trials = trials;
     this.notes = notes;
   }
@@ -69,10 +69,10 @@ final class FanoutReport {
     md.append("| trial JVMs | `").append(String.join(" ", childCommand)).append("` |\n");
     md.append("| native library (first Frazil trial) | ").append(nativeLibrary).append(" |\n");
     md.append("| native counter hook | ").append(nativeCounterText()).append(" |\n");
-    md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
-    md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
+    md.append("| mode | ").append(bench.smoke ? "smoke (not a measurement)" : "full");
+    md.append(", args `").append(BenchCli.joinArgs(bench.args())).append("` |\n");
     md.append("| plan | ")
-        .append(options)
+        .append(bench)
         .append(
             Double.isNaN(seconds) ? " |\n" : String.format(Locale.ROOT, "; %.0f s |\n", seconds));
     md.append("| load average (/proc/loadavg) | before `").append(loadBefore);
@@ -97,25 +97,25 @@ final class FanoutReport {
             + " faster) with the extreme-range bracket, memory is Frazil / stock. Every trial,"
             + " warm-ups and OOM search included, is in `iterations.jsonl`.\n\n");
 
-    md.append("## Time (heap ").append(options.heap).append(")\n\n");
+    md.append("## Time (heap ").append(bench.heap).append(")\n\n");
     md.append(
         "| N | arm | trials | wall ms | write ms | close-all ms | process CPU ms | GC ms"
             + " (count) | alloc MB | alloc B/row | output MB | wall stock/Frazil"
             + " | CPU stock/Frazil | close-all stock/Frazil | alloc Frazil/stock |\n");
     md.append("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-    for (int n : options.partitions) {
+    for (int n : bench.partitions) {
       List<FanoutBench.Trial> stock = cell("stock", n);
       List<FanoutBench.Trial> frazil = cell("frazil", n);
       timeRow(md, n, "stock", stock, null);
       timeRow(md, n, "frazil", frazil, stock);
     }
-    md.append("\n## Memory (heap ").append(options.heap).append(")\n\n");
+    md.append("\n## Memory (heap ").append(bench.heap).append(")\n\n");
     md.append(
         "| N | arm | peak RSS MB | RSS before write MB | peak heap MB (pools) | heap used peak MB"
             + " (sampled) | Arrow MB, all files open [peak] | native counter MB | native est. MB:"
             + " before → all open | peak RSS Frazil/stock | peak heap Frazil/stock |\n");
     md.append("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
-    for (int n : options.partitions) {
+    for (int n : bench.partitions) {
       List<FanoutBench.Trial> stock = cell("stock", n);
       List<FanoutBench.Trial> frazil = cell("frazil", n);
       memoryRow(md, n, "stock", stock, null);
@@ -135,8 +135,8 @@ final class FanoutReport {
             + " *heap used peak* = the sampler's maximum of heap used; *Arrow* ="
             + " `ArrowMemory.allocatedBytes()` once every row is written and no file closed yet"
             + " [sampler's peak]; *native counter* = Frazil's native-allocator byte counter at the"
-            + " same moment (hook in `FanoutTrial.NATIVE_COUNTER_DEFAULT`; – while it does not"
-            + " exist); *native est.* = RSS − resident bytes of the Java heap's mapping (smaps) −"
+            + " same moment (`NativeParquetWriter.allocatedBytes()`; – in runs from before it"
+            + " existed); *native est.* = RSS − resident bytes of the Java heap's mapping (smaps) −"
             + " committed non-heap, before the write and with every file open: the cross-check of"
             + " what is held outside the Java heap (thread stacks, malloc, zstd-jni contexts,"
             + " Arrow buffers, Frazil's encoder).\n\n");
@@ -144,13 +144,13 @@ final class FanoutReport {
     oomSection(md);
     targets(md);
     trialList(md);
-    Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
+    Files.writeString(bench.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
 
-    FanoutSvg.write(options.out.resolve("fanout.svg"), this, facts, options);
-    if (options.reportOnly) {
+    FanoutSvg.write(bench.out.resolve("fanout.svg"), this, facts, bench);
+    if (bench.reportOnly) {
       return; // RUN-INFO.md and environment.json stay those of the run
     }
-    facts.writeRunFiles(options.out, options.raw, RunFacts.labels("native library", nativeLibrary));
+    facts.writeRunFiles(bench.out, bench.args(), RunFacts.labels("native library", nativeLibrary));
   }
 
   private String nativeCounterText() {
@@ -174,16 +174,16 @@ final class FanoutReport {
       md.append(" |").append(" – |".repeat(12)).append('\n');
       return;
     }
-    md.append(" | ").append(range(stat(cell, q("wall_ns", 1e6)), "%.0f"));
-    md.append(" | ").append(range(stat(cell, q("write_wall_ns", 1e6)), "%.0f"));
-    md.append(" | ").append(range(stat(cell, q("close_wall_ns", 1e6)), "%.0f"));
-    md.append(" | ").append(range(stat(cell, q("process_cpu_ns", 1e6)), "%.0f"));
-    md.append(" | ").append(fmt("%.0f", stat(cell, q("gc_ms", 1)).median));
-    md.append(" (").append(fmt("%.0f", stat(cell, q("gc_count", 1)).median)).append(')');
+    md.append(" | ").append(Report.range(stat(cell, q("wall_ns", 1e6)), "%.0f"));
+    md.append(" | ").append(Report.range(stat(cell, q("write_wall_ns", 1e6)), "%.0f"));
+    md.append(" | ").append(Report.range(stat(cell, q("close_wall_ns", 1e6)), "%.0f"));
+    md.append(" | ").append(Report.range(stat(cell, q("process_cpu_ns", 1e6)), "%.0f"));
+    md.append(" | ").append(Report.fmt("%.0f", stat(cell, q("gc_ms", 1)).median));
+    md.append(" (").append(Report.fmt("%.0f", stat(cell, q("gc_count", 1)).median)).append(')');
     Report.Stat alloc = stat(cell, q("allocated_bytes", 1));
-    md.append(" | ").append(fmt("%.1f", alloc.median / MB));
-    md.append(" | ").append(fmt("%.1f", alloc.median / options.rows));
-    md.append(" | ").append(fmt("%.2f", stat(cell, q("output_bytes", MB)).median));
+    md.append(" | ").append(Report.fmt("%.1f", alloc.median / MB));
+    md.append(" | ").append(Report.fmt("%.1f", alloc.median / bench.rows));
+    md.append(" | ").append(Report.fmt("%.2f", stat(cell, q("output_bytes", MB)).median));
     if (stock == null || stock.isEmpty()) {
       md.append(" | | | | |\n");
       return;
@@ -192,7 +192,8 @@ final class FanoutReport {
     md.append(" | ").append(ratio(stock, cell, "process_cpu_ns"));
     md.append(" | ").append(ratio(stock, cell, "close_wall_ns"));
     md.append(" | ")
-        .append(fmt("%.1f%%", 100 * alloc.median / stat(stock, q("allocated_bytes", 1)).median));
+        .append(
+            Report.fmt("%.1f%%", 100 * alloc.median / stat(stock, q("allocated_bytes", 1)).median));
     md.append(" |\n");
   }
 
@@ -209,27 +210,31 @@ final class FanoutReport {
     }
     Report.Stat rss = stat(cell, q("peak_rss_bytes", MB));
     Report.Stat heap = stat(cell, q("peak_heap_bytes", MB));
-    md.append(" | ").append(range(rss, "%.0f"));
-    md.append(" | ").append(fmt("%.0f", stat(cell, q("rss_before_bytes", MB)).median));
-    md.append(" | ").append(range(heap, "%.0f"));
-    md.append(" | ").append(fmt("%.0f", stat(cell, q("sampled_peak_heap_used_bytes", MB)).median));
-    md.append(" | ").append(fmt("%.1f", stat(cell, q("arrow_bytes_all_open", MB)).median));
-    md.append(" [").append(fmt("%.1f", stat(cell, q("peak_arrow_bytes", MB)).median)).append(']');
+    md.append(" | ").append(Report.range(rss, "%.0f"));
+    md.append(" | ").append(Report.fmt("%.0f", stat(cell, q("rss_before_bytes", MB)).median));
+    md.append(" | ").append(Report.range(heap, "%.0f"));
+    md.append(" | ")
+        .append(Report.fmt("%.0f", stat(cell, q("sampled_peak_heap_used_bytes", MB)).median));
+    md.append(" | ").append(Report.fmt("%.1f", stat(cell, q("arrow_bytes_all_open", MB)).median));
+    md.append(" [")
+        .append(Report.fmt("%.1f", stat(cell, q("peak_arrow_bytes", MB)).median))
+        .append(']');
     double counter = stat(cell, q("native_counter_all_open_bytes", MB)).median;
-    md.append(" | ").append(counter < 0 ? "–" : fmt("%.1f", counter));
-    md.append(" | ").append(fmt("%.0f", stat(cell, q("native_estimate_before_bytes", MB)).median));
+    md.append(" | ").append(counter < 0 ? "–" : Report.fmt("%.1f", counter));
+    md.append(" | ")
+        .append(Report.fmt("%.0f", stat(cell, q("native_estimate_before_bytes", MB)).median));
     md.append(" → ")
-        .append(fmt("%.0f", stat(cell, q("native_estimate_all_open_bytes", MB)).median));
+        .append(Report.fmt("%.0f", stat(cell, q("native_estimate_all_open_bytes", MB)).median));
     if (stock == null || stock.isEmpty()) {
       md.append(" | | |\n");
       return;
     }
     Report.Stat stockRss = stat(stock, q("peak_rss_bytes", MB));
     Report.Stat stockHeap = stat(stock, q("peak_heap_bytes", MB));
-    md.append(" | ").append(fmt("%.0f%%", 100 * rss.median / stockRss.median));
-    md.append(" [").append(fmt("%.0f", 100 * rss.min / stockRss.max)).append('–');
-    md.append(fmt("%.0f%%", 100 * rss.max / stockRss.min)).append(']');
-    md.append(" | ").append(fmt("%.0f%%", 100 * heap.median / stockHeap.median));
+    md.append(" | ").append(Report.fmt("%.0f%%", 100 * rss.median / stockRss.median));
+    md.append(" [").append(Report.fmt("%.0f", 100 * rss.min / stockRss.max)).append('–');
+    md.append(Report.fmt("%.0f%%", 100 * rss.max / stockRss.min)).append(']');
+    md.append(" | ").append(Report.fmt("%.0f%%", 100 * heap.median / stockHeap.median));
     md.append(" |\n");
   }
 
@@ -241,7 +246,7 @@ final class FanoutReport {
       }
     }
     md.append("## Heap search at N = ")
-        .append(String.format(Locale.ROOT, "%,d", options.oomPartitions));
+        .append(String.format(Locale.ROOT, "%,d", bench.oomPartitions));
     md.append("\n\n");
     if (search.isEmpty()) {
       md.append("Not run (`--oom-heaps none` or smoke).\n\n");
@@ -258,16 +263,17 @@ final class FanoutReport {
     for (FanoutBench.Trial t : search) {
       md.append("| ").append(t.heap).append(" | ").append(t.arm);
       md.append(" | **").append(t.completed() ? "completed" : t.outcome.toUpperCase(Locale.ROOT));
-      md.append("** | ").append(fmt("%.1f", t.elapsedMs / 1e3));
-      md.append(" | ").append(t.completed() ? fmt("%.0f", t.num("wall_ns") / 1e6) : "–");
-      md.append(" | ").append(t.completed() ? fmt("%.0f", t.num("close_wall_ns") / 1e6) : "–");
-      md.append(" | ").append(t.completed() ? fmt("%.0f", t.num("gc_ms")) : "–");
-      md.append(" | ").append(fmt("%.0f", t.observedPeakRssBytes / MB));
+      md.append("** | ").append(Report.fmt("%.1f", t.elapsedMs / 1e3));
+      md.append(" | ").append(t.completed() ? Report.fmt("%.0f", t.num("wall_ns") / 1e6) : "–");
+      md.append(" | ")
+          .append(t.completed() ? Report.fmt("%.0f", t.num("close_wall_ns") / 1e6) : "–");
+      md.append(" | ").append(t.completed() ? Report.fmt("%.0f", t.num("gc_ms")) : "–");
+      md.append(" | ").append(Report.fmt("%.0f", t.observedPeakRssBytes / MB));
       md.append(" | ").append(t.detail.replace("|", "\\|")).append(" |\n");
     }
     md.append('\n');
     String verdict = null;
-    for (String heap : options.oomHeaps) {
+    for (String heap : bench.oomHeaps) {
       boolean stockOk = false;
       boolean frazilOk = false;
       boolean seen = false;
@@ -296,7 +302,7 @@ final class FanoutReport {
     StringBuilder close = new StringBuilder();
     boolean closeMet = true;
     boolean complete = true;
-    for (int n : options.partitions) {
+    for (int n : bench.partitions) {
       List<FanoutBench.Trial> s = cell("stock", n);
       List<FanoutBench.Trial> f = cell("frazil", n);
       if (s.isEmpty() && !f.isEmpty() && stockRanOutOfMemory(n)) {
@@ -321,11 +327,11 @@ final class FanoutReport {
       close.append(String.format(Locale.ROOT, " N=%,d %.0f vs %.0f ms;", n, fc.median, sc.median));
     }
     md.append("| target | result | measured (Frazil vs stock, medians) |\n|---|---|---|\n");
-    md.append("| peak RSS below stock at every N (heap ").append(options.heap).append(") | ");
+    md.append("| peak RSS below stock at every N (heap ").append(bench.heap).append(") | ");
     md.append(verdict(rssMet && complete)).append(" |").append(rss).append(" |\n");
     md.append("| close-all never slower than stock | ").append(verdict(closeMet && complete));
     md.append(" |").append(close).append(" |\n");
-    int top = options.partitions.get(options.partitions.size() - 1);
+    int top = bench.partitions.get(bench.partitions.size() - 1);
     List<FanoutBench.Trial> s = cell("stock", top);
     List<FanoutBench.Trial> f = cell("frazil", top);
     if (s.isEmpty() && !f.isEmpty() && stockRanOutOfMemory(top)) {
@@ -348,7 +354,7 @@ final class FanoutReport {
               wall.high));
     }
     boolean oom = false;
-    for (String heap : options.oomHeaps) {
+    for (String heap : bench.oomHeaps) {
       boolean stockOk = false;
       boolean frazilOk = false;
       for (FanoutBench.Trial t : trials) {
@@ -360,14 +366,14 @@ final class FanoutReport {
       oom |= frazilOk && !stockOk;
     }
     StringBuilder gridOom = new StringBuilder();
-    for (int n : options.partitions) {
+    for (int n : bench.partitions) {
       if (stockRanOutOfMemory(n) && !cell("frazil", n).isEmpty()) {
         oom = true;
-        gridOom.append(String.format(Locale.ROOT, " heap %s at N=%,d;", options.heap, n));
+        gridOom.append(String.format(Locale.ROOT, " heap %s at N=%,d;", bench.heap, n));
       }
     }
     md.append("| a heap at which stock fails and Frazil completes | ");
-    md.append(options.oomHeaps.isEmpty() && gridOom.length() == 0 ? "not run" : verdict(oom))
+    md.append(bench.oomHeaps.isEmpty() && gridOom.length() == 0 ? "not run" : verdict(oom))
         .append(" |")
         .append(gridOom)
         .append(" see the heap search |\n");
@@ -416,7 +422,7 @@ final class FanoutReport {
 
   /** The bid 2,000,000 Frazil row of the newest committed file-write results, if any. */
   private String fileWriteReference() {
-    Path results = options.out.getParent();
+    Path results = bench.out.getParent();
     Path newest = null;
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(results)) {
       for (Path dir : dirs) {
@@ -468,19 +474,19 @@ final class FanoutReport {
               t.arm,
               t.partitions,
               ok ? "ok" : "**" + t.outcome.toUpperCase(Locale.ROOT) + "**",
-              ok ? fmt("%.0f", t.num("wall_ns") / 1e6) : "–",
-              ok ? fmt("%.0f", t.num("close_wall_ns") / 1e6) : "–",
-              ok ? fmt("%.0f", t.num("process_cpu_ns") / 1e6) : "–",
+              ok ? Report.fmt("%.0f", t.num("wall_ns") / 1e6) : "–",
+              ok ? Report.fmt("%.0f", t.num("close_wall_ns") / 1e6) : "–",
+              ok ? Report.fmt("%.0f", t.num("process_cpu_ns") / 1e6) : "–",
               ok
-                  ? fmt("%.0f", t.num("peak_rss_bytes") / MB)
-                  : fmt("%.0f", t.observedPeakRssBytes / MB),
-              ok ? fmt("%.0f", t.num("peak_heap_bytes") / MB) : "–",
-              ok ? fmt("%.0f", t.num("row_groups")) : "–",
+                  ? Report.fmt("%.0f", t.num("peak_rss_bytes") / MB)
+                  : Report.fmt("%.0f", t.observedPeakRssBytes / MB),
+              ok ? Report.fmt("%.0f", t.num("peak_heap_bytes") / MB) : "–",
+              ok ? Report.fmt("%.0f", t.num("row_groups")) : "–",
               ok && "frazil".equals(t.arm) && !Double.isNaN(t.num("early_row_group_flushes"))
-                  ? fmt("%.0f", t.num("early_row_group_flushes"))
-                      + fmt(" (%.0f)", t.num("memory_budget_bytes") / MB)
+                  ? Report.fmt("%.0f", t.num("early_row_group_flushes"))
+                      + Report.fmt(" (%.0f)", t.num("memory_budget_bytes") / MB)
                   : "–",
-              ok ? fmt("%.1f", t.num("loadavg_1m")) : "–",
+              ok ? Report.fmt("%.1f", t.num("loadavg_1m")) : "–",
               hostProbe(t)));
     }
     md.append(
@@ -497,11 +503,11 @@ final class FanoutReport {
     if (Double.isNaN(chase)) {
       return "–";
     }
-    return fmt("%.0f", chase)
+    return Report.fmt("%.0f", chase)
         + " / "
-        + fmt("%.0f", t.num("host_touch_ns_per_page"))
+        + Report.fmt("%.0f", t.num("host_touch_ns_per_page"))
         + " / "
-        + fmt("%.0f", t.num("host_compute_ms"));
+        + Report.fmt("%.0f", t.num("host_compute_ms"));
   }
 
   private String ratio(List<FanoutBench.Trial> stock, List<FanoutBench.Trial> frazil, String key) {
@@ -509,17 +515,9 @@ final class FanoutReport {
     return "**"
         + Report.times(r.median)
         + "** ["
-        + fmt("%.2f", r.low)
+        + Report.fmt("%.2f", r.low)
         + "–"
-        + fmt("%.2f", r.high)
+        + Report.fmt("%.2f", r.high)
         + "]";
-  }
-
-  static String range(Report.Stat stat, String format) {
-    return Report.range(stat, format);
-  }
-
-  static String fmt(String format, double value) {
-    return String.format(Locale.ROOT, format, value);
   }
 }

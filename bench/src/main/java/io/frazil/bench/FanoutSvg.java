@@ -1,8 +1,6 @@
 package io.frazil.bench;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +21,9 @@ final class FanoutSvg {
   private record Series(
       String arm, String key, double scale, String color, boolean dashed, String label) {}
 
-  static void write(Path file, FanoutReport report, RunFacts facts, FanoutOptions options)
+  static void write(Path file, FanoutReport report, RunFacts facts, FanoutBench bench)
       throws IOException {
-    List<Integer> ns = options.partitions;
+    List<Integer> ns = bench.partitions;
     Object[][] panels = {
       {
         "wall time (write + close-all), s",
@@ -81,43 +79,32 @@ final class FanoutSvg {
     int rows = (panels.length + cols - 1) / cols;
     int width = LEFT + cols * (PANEL_W + 40);
     int height = TOP + rows * (PANEL_H + 90);
-    StringBuilder svg = new StringBuilder();
-    svg.append(
-        f(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0"
-                + " %d %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
-            width, height, width, height));
-    svg.append(f("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height));
-    svg.append(
-        f(
-            "<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">One Flink task"
-                + " writer, N open partition files: stock Iceberg vs Frazil</text>\n",
-            LEFT));
-    svg.append(
-        f(
-            "<text x=\"%d\" y=\"42\" fill=\"#555\">%s</text>\n",
+    String subtitle =
+        String.format(
+            Locale.ROOT,
+            "%s, %d cores, Java %s, commit %.10s; %,d bid rows, zstd-3, heap %s, one JVM per trial;"
+                + " medians, whiskers min–max%s",
+            facts.now.substring(0, 10),
+            facts.cores,
+            System.getProperty("java.version"),
+            facts.commit,
+            bench.rows,
+            bench.heap,
+            bench.smoke ? "; SMOKE run, not a measurement" : "");
+    Svg svg =
+        new Svg(
+            width,
+            height,
             LEFT,
-            escape(
-                String.format(
-                    Locale.ROOT,
-                    "%s, %d cores, Java %s, commit %.10s; %,d bid rows, zstd-3, heap %s, one JVM"
-                        + " per trial; medians, whiskers min–max%s",
-                    facts.now.substring(0, 10),
-                    facts.cores,
-                    System.getProperty("java.version"),
-                    facts.commit,
-                    options.rows,
-                    options.heap,
-                    options.smoke ? "; SMOKE run, not a measurement" : ""))));
-    svg.append(f("<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/>", LEFT, STOCK));
-    svg.append(f("<text x=\"%d\" y=\"64\">stock</text>\n", LEFT + 16));
-    svg.append(
-        f("<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/>", LEFT + 70, FRAZIL));
-    svg.append(f("<text x=\"%d\" y=\"64\">Frazil</text>\n", LEFT + 86));
-    svg.append(
-        f(
-            "<text x=\"%d\" y=\"64\" fill=\"#555\">x axis: N open files (log scale)</text>\n",
-            LEFT + 150));
+            "One Flink task writer, N open partition files: stock Iceberg vs Frazil",
+            subtitle);
+    svg.add("<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/>", LEFT, STOCK);
+    svg.add("<text x=\"%d\" y=\"64\">stock</text>\n", LEFT + 16);
+    svg.add("<rect x=\"%d\" y=\"54\" width=\"12\" height=\"12\" fill=\"%s\"/>", LEFT + 70, FRAZIL);
+    svg.add("<text x=\"%d\" y=\"64\">Frazil</text>\n", LEFT + 86);
+    svg.add(
+        "<text x=\"%d\" y=\"64\" fill=\"#555\">x axis: N open files (log scale)</text>\n",
+        LEFT + 150);
 
     for (int p = 0; p < panels.length; p++) {
       int x0 = LEFT + (p % cols) * (PANEL_W + 40);
@@ -126,12 +113,11 @@ final class FanoutSvg {
       List<Series> series = (List<Series>) panels[p][1];
       panel(svg, x0, y0, (String) panels[p][0], series, ns, report);
     }
-    svg.append("</svg>\n");
-    Files.writeString(file, svg.toString(), StandardCharsets.UTF_8);
+    svg.write(file);
   }
 
   private static void panel(
-      StringBuilder svg,
+      Svg svg,
       int x0,
       int y0,
       String title,
@@ -158,24 +144,21 @@ final class FanoutSvg {
     }
     double step = niceStep(max <= 0 ? 1 : max);
     double yMax = Math.max(step, Math.ceil(max * 1.05 / step) * step);
-    svg.append(
-        f("<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x0, y0 - 8, escape(title)));
+    svg.add(
+        "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x0, y0 - 8, Svg.escape(title));
     for (double tick = 0; tick <= yMax + 1e-9; tick += step) {
       double y = y0 + PANEL_H - tick / yMax * PANEL_H;
-      svg.append(
-          f(
-              "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n",
-              x0, x0 + PANEL_W, y, y));
-      svg.append(
-          f(
-              "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\""
-                  + " font-size=\"10\">%s</text>\n",
-              x0 - 4, y + 3, label(tick)));
+      svg.add(
+          "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n",
+          x0, x0 + PANEL_W, y, y);
+      svg.add(
+          "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\""
+              + " font-size=\"10\">%s</text>\n",
+          x0 - 4, y + 3, label(tick));
     }
-    svg.append(
-        f(
-            "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
-            x0, x0 + PANEL_W, y0 + PANEL_H, y0 + PANEL_H));
+    svg.add(
+        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
+        x0, x0 + PANEL_W, y0 + PANEL_H, y0 + PANEL_H);
     double lo = Math.log(ns.get(0));
     double hi = Math.log(ns.get(ns.size() - 1));
     double[] xs = new double[ns.size()];
@@ -184,10 +167,9 @@ final class FanoutSvg {
           hi == lo
               ? x0 + PANEL_W / 2.0
               : x0 + 20 + (Math.log(ns.get(i)) - lo) / (hi - lo) * (PANEL_W - 40);
-      svg.append(
-          f(
-              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
-              xs[i], y0 + PANEL_H + 16, String.format(Locale.ROOT, "%,d", ns.get(i))));
+      svg.add(
+          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
+          xs[i], y0 + PANEL_H + 16, String.format(Locale.ROOT, "%,d", ns.get(i)));
     }
     int legendY = y0 + PANEL_H + 34;
     for (int s = 0; s < series.size(); s++) {
@@ -203,40 +185,35 @@ final class FanoutSvg {
         path.append(path.length() == 0 ? "M" : " L").append(f("%.1f %.1f", xs[i], y));
         double ylo = y0 + PANEL_H - points[i][1] / yMax * PANEL_H;
         double yhi = y0 + PANEL_H - points[i][2] / yMax * PANEL_H;
-        svg.append(
-            f(
-                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
-                xs[i], xs[i], ylo, yhi, se.color));
-        svg.append(
-            f(
-                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s N=%d: %s"
-                    + " [%s–%s]</title></circle>\n",
-                xs[i],
-                y,
-                se.color,
-                escape(se.label),
-                ns.get(i),
-                label(points[i][0]),
-                label(points[i][1]),
-                label(points[i][2])));
+        svg.add(
+            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n",
+            xs[i], xs[i], ylo, yhi, se.color);
+        svg.add(
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s N=%d: %s"
+                + " [%s–%s]</title></circle>\n",
+            xs[i],
+            y,
+            se.color,
+            Svg.escape(se.label),
+            ns.get(i),
+            label(points[i][0]),
+            label(points[i][1]),
+            label(points[i][2]));
       }
       if (path.length() > 0) {
-        svg.append(
-            f(
-                "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
-                path, se.color, dash));
+        svg.add(
+            "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+            path, se.color, dash);
       }
       if (series.size() > 2) {
         int ly = legendY + s * 14;
-        svg.append(
-            f(
-                "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\""
-                    + " stroke-width=\"2\"%s/>",
-                x0, x0 + 18, ly - 4, ly - 4, se.color, dash));
-        svg.append(
-            f(
-                "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
-                x0 + 22, ly, escape(se.label)));
+        svg.add(
+            "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\""
+                + " stroke-width=\"2\"%s/>",
+            x0, x0 + 18, ly - 4, ly - 4, se.color, dash);
+        svg.add(
+            "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
+            x0 + 22, ly, Svg.escape(se.label));
       }
     }
   }
@@ -258,9 +235,5 @@ final class FanoutSvg {
 
   private static String f(String format, Object... args) {
     return String.format(Locale.ROOT, format, args);
-  }
-
-  private static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
   }
 }

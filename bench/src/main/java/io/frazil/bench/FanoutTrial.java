@@ -10,20 +10,16 @@ import io.frazil.jni.NativeParquetWriter;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -42,6 +38,10 @@ import org.apache.iceberg.hadoop.HadoopCatalog;
 import org.apache.iceberg.io.TaskWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.types.Types;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * One fan-out trial, run by {@link FanoutBench} in a JVM of its own (so peak RSS and peak heap
@@ -52,11 +52,21 @@ import org.apache.iceberg.types.Types;
  * complete()} closes every open file at once, as a checkpoint's {@code prepareSnapshotPreBarrier}
  * does. The write phase and the close phase are timed separately; a sampler thread follows RSS,
  * heap and Frazil's Arrow bytes. Everything is checked after the clock stops. Prints one line
- * {@value #RESULT_MARKER}{@code {json}} on stdout; exits 0 (valid), 1 (a check failed) or 2 (bad
- * arguments). An OutOfMemoryError ends the JVM ({@code -XX:+ExitOnOutOfMemoryError}, set by the
- * parent), which the parent records as the outcome.
+ * {@value #RESULT_MARKER}{@code {json}} on stdout; exits 0 (valid), 1 (a check failed or the trial
+ * threw) or 2 (bad arguments). An OutOfMemoryError ends the JVM ({@code
+ * -XX:+ExitOnOutOfMemoryError}, set by the parent), which the parent records as the outcome.
  */
-public final class FanoutTrial {
+@Command(
+    name = "FanoutTrial",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchCli.Version.class,
+    showDefaultValues = true,
+    sortOptions = false,
+    description = {
+      "One fan-out trial in this JVM; FanoutBench runs it, one child JVM per trial, and reads the"
+          + " FANOUT-RESULT line it prints."
+    })
+public final class FanoutTrial implements Callable<Integer> {
   static final String RESULT_MARKER = "FANOUT-RESULT ";
 
   /**
@@ -69,18 +79,9 @@ public final class FanoutTrial {
   /** Footer {@code created_by} prefixes per arm. */
   static final Map<String, String> CREATED_BY = Map.of("stock", "parquet-mr", "frazil", "frazil");
 
-  /**
-   * Frazil's native allocator byte counter (the bytes libfrazil holds now); {@code
-   * -Dfanout.nativeCounter=class#method} names another static, no-argument, long-returning method,
-   * "" turns it off (-1 in the results).
-   */
-  static final String NATIVE_COUNTER_DEFAULT = "io.frazil.jni.NativeParquetWriter#allocatedBytes";
-
   private static final OperatingSystemMXBean OS =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-
-  private FanoutTrial() {}
 
   /** Bid + the partition column. */
   static final Schema SCHEMA =
@@ -94,40 +95,78 @@ public final class FanoutTrial {
           Types.NestedField.optional(7, "extra", Types.StringType.get()),
           Types.NestedField.required(8, "part", Types.IntegerType.get()));
 
+  @Spec CommandSpec cli;
+
+  @Option(names = "--arm", required = true, paramLabel = "ARM", description = "stock or frazil.")
+  String arm;
+
+  @Option(
+      names = "--partitions",
+      required = true,
+      paramLabel = "N",
+      converter = BenchCli.Positive.class,
+      description = "Open partition files (the identity column's values).")
+  int partitions;
+
+  @Option(
+      names = "--rows",
+      paramLabel = "R",
+      defaultValue = "2000000",
+      converter = BenchCli.Positive.class,
+      description = "Rows of the measured write.")
+  int rows;
+
+  @Option(
+      names = "--pool-rows",
+      paramLabel = "P",
+      defaultValue = "131072",
+      converter = BenchCli.Positive.class,
+      description = "Distinct pre-built rows, cycled.")
+  int poolRows;
+
+  @Option(
+      names = "--warmup-rows",
+      paramLabel = "W",
+      defaultValue = "262144",
+      converter = BenchCli.NonNegative.class,
+      description = "Rows of the JIT warm-up write before it (0 = none).")
+  int warmupRows;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "42",
+      description = "Data generator seed.")
+  long seed;
+
+  @Option(
+      names = "--tmp",
+      paramLabel = "DIR",
+      defaultValue = "${sys:java.io.tmpdir}",
+      converter = BenchCli.AbsolutePath.class,
+      description = "Parent of the trial's warehouse.")
+  Path tmp;
+
+  @Option(
+      names = "--sample-ms",
+      paramLabel = "MS",
+      defaultValue = "20",
+      converter = BenchCli.Positive.class,
+      description = "Period of the memory sampler during the measured write.")
+  int sampleMs;
+
   public static void main(String[] args) {
-    Map<String, String> flags = new HashMap<>();
-    List<String> tokens = Flags.tokens(args);
-    for (int i = 0; i + 1 < tokens.size(); i += 2) {
-      flags.put(tokens.get(i), tokens.get(i + 1));
-    }
-    String arm = flags.getOrDefault("--arm", "");
-    if (!CREATED_BY.containsKey(arm) || !flags.containsKey("--partitions")) {
-      System.err.println(
-          "usage: FanoutTrial --arm stock|frazil --partitions N [--rows R] [--pool-rows P]"
-              + " [--warmup-rows W] [--seed S] [--tmp DIR] [--sample-ms MS]");
-      System.exit(2);
-    }
-    int status;
-    try {
-      Map<String, Object> result =
-          run(
-              arm,
-              Flags.positive(flags.get("--partitions"), "--partitions"),
-              Flags.positive(flags.getOrDefault("--rows", "2000000"), "--rows"),
-              Flags.positive(flags.getOrDefault("--pool-rows", "131072"), "--pool-rows"),
-              Flags.nonNegative(flags.getOrDefault("--warmup-rows", "262144"), "--warmup-rows"),
-              Long.parseLong(flags.getOrDefault("--seed", "42")),
-              Paths.get(flags.getOrDefault("--tmp", System.getProperty("java.io.tmpdir"))),
-              Flags.positive(flags.getOrDefault("--sample-ms", "20"), "--sample-ms"));
-      System.out.println(RESULT_MARKER + Json.object(result));
-      System.out.flush();
-      status = Boolean.TRUE.equals(result.get("valid")) ? 0 : 1;
-    } catch (Throwable t) {
-      System.err.println("FANOUT TRIAL FAILED: " + t);
-      t.printStackTrace();
-      status = 1;
-    }
-    System.exit(status);
+    BenchCli.main(args, new FanoutTrial());
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    BenchCli.oneOf(cli, "--arm", List.of(arm), List.copyOf(CREATED_BY.keySet()));
+    Map<String, Object> result =
+        run(arm, partitions, rows, poolRows, warmupRows, seed, tmp, sampleMs);
+    System.out.println(RESULT_MARKER + Json.object(result));
+    System.out.flush();
+    return Boolean.TRUE.equals(result.get("valid")) ? 0 : 1;
   }
 
   static Map<String, Object> run(
@@ -200,11 +239,11 @@ public final class FanoutTrial {
 
       System.gc();
       System.gc();
-      resetPeaks();
-      long rssBeforeKb = procStatusKb("VmRSS");
-      long heapUsedBefore = heapUsed();
-      long nativeEstBefore = nativeEstimate();
-      Sampler sampler = new Sampler(sampleMs);
+      MemoryProbes.resetPeaks();
+      long rssBeforeKb = MemoryProbes.procStatusKb("VmRSS");
+      long heapUsedBefore = MemoryProbes.heapUsed();
+      long nativeEstBefore = MemoryProbes.nativeEstimate();
+      MemoryProbes.Sampler sampler = new MemoryProbes.Sampler(sampleMs);
       sampler.start();
       Write w = write(table, rowType, fixture, rows, partitions, sampleMs);
       sampler.stop();
@@ -228,11 +267,11 @@ public final class FanoutTrial {
       out.put("close_allocated_bytes", w.closeAllocatedBytes);
       out.put("gc_count", w.gcCount);
       out.put("gc_ms", w.gcMs);
-      out.put("peak_rss_bytes", procStatusKb("VmHWM") * 1024);
+      out.put("peak_rss_bytes", MemoryProbes.procStatusKb("VmHWM") * 1024);
       out.put("rss_before_bytes", rssBeforeKb * 1024);
-      out.put("rss_end_bytes", procStatusKb("VmRSS") * 1024);
+      out.put("rss_end_bytes", MemoryProbes.procStatusKb("VmRSS") * 1024);
       out.put("sampled_peak_rss_bytes", sampler.maxRssKb * 1024);
-      out.put("peak_heap_bytes", peakHeapPools());
+      out.put("peak_heap_bytes", MemoryProbes.peakHeapPools());
       out.put("sampled_peak_heap_used_bytes", sampler.maxHeapUsed);
       out.put("heap_used_before_bytes", heapUsedBefore);
       out.put("peak_arrow_bytes", sampler.maxArrow);
@@ -411,9 +450,9 @@ public final class FanoutTrial {
     // Every file is open now: what is held (off the clock).
     if (sampleMs > 0) {
       w.arrowAllOpen = ArrowMemory.allocatedBytes();
-      w.nativeCounterAllOpen = NativeCounter.read();
-      w.rssAllOpenKb = procStatusKb("VmRSS");
-      w.nativeEstimateAllOpen = nativeEstimate();
+      w.nativeCounterAllOpen = MemoryProbes.nativeBytes();
+      w.rssAllOpenKb = MemoryProbes.procStatusKb("VmRSS");
+      w.nativeEstimateAllOpen = MemoryProbes.nativeEstimate();
     }
     long alloc2 = THREADS.getThreadAllocatedBytes(thread);
     long cpu2 = OS.getProcessCpuTime();
@@ -444,245 +483,7 @@ public final class FanoutTrial {
     return w;
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // memory probes
-
-  /** Samples RSS, heap in use, Arrow bytes and the native counter until stopped. */
-  static final class Sampler implements Runnable {
-    private final int periodMs;
-    private final Thread thread;
-    private volatile boolean running = true;
-    volatile long maxRssKb;
-    volatile long maxHeapUsed;
-    volatile long maxArrow;
-    volatile long maxNativeCounter = -1;
-    volatile int samples;
-
-    Sampler(int periodMs) {
-      this.periodMs = periodMs;
-      this.thread = new Thread(this, "fanout-sampler");
-      thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    void stop() throws InterruptedException {
-      running = false;
-      thread.join();
-      sample();
-    }
-
-    @Override
-    public void run() {
-      while (running) {
-        sample();
-        try {
-          Thread.sleep(periodMs);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    private void sample() {
-      maxRssKb = Math.max(maxRssKb, procStatusKb("VmRSS"));
-      maxHeapUsed = Math.max(maxHeapUsed, heapUsed());
-      maxArrow = Math.max(maxArrow, ArrowMemory.allocatedBytes());
-      maxNativeCounter = Math.max(maxNativeCounter, NativeCounter.read());
-      samples++;
-    }
-  }
-
-  /** The native-allocator counter named by the hook, or -1 while there is none. */
-  static final class NativeCounter {
-    private static final Method METHOD = find();
-
-    static long read() {
-      if (METHOD == null) {
-        return -1;
-      }
-      try {
-        return ((Number) METHOD.invoke(null)).longValue();
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        return -1;
-      }
-    }
-
-    static String describe() {
-      return METHOD == null
-          ? "none"
-          : METHOD.getDeclaringClass().getName() + "#" + METHOD.getName();
-    }
-
-    private static Method find() {
-      String spec = System.getProperty("fanout.nativeCounter", NATIVE_COUNTER_DEFAULT);
-      int hash = spec.indexOf('#');
-      if (hash <= 0) {
-        return null;
-      }
-      try {
-        Method method = Class.forName(spec.substring(0, hash)).getMethod(spec.substring(hash + 1));
-        method.invoke(null);
-        return method;
-      } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-        System.err.println("fanout: native counter " + spec + " not usable: " + e);
-        return null;
-      }
-    }
-  }
-
-  static long heapUsed() {
-    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-  }
-
-  /** Resets every pool's peak, so {@link #peakHeapPools} covers the measured write only. */
-  static void resetPeaks() {
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      pool.resetPeakUsage();
-    }
-  }
-
-  /** Sum over heap pools of each pool's peak used bytes (an upper bound of the heap's peak). */
-  static long peakHeapPools() {
-    long sum = 0;
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
-        sum += pool.getPeakUsage().getUsed();
-      }
-    }
-    return sum;
-  }
-
-  /**
-   * Resident memory not explained by the JVM: RSS − resident Java heap − committed non-heap
-   * (metaspace, code cache, ...). The heap is fixed (-Xms = -Xmx), so its committed size says
-   * nothing about residency; its resident bytes come from the heap's mapping in smaps (the one
-   * anonymous mapping at least as large as -Xmx). Thread stacks, malloc'd JVM internals, zstd-jni
-   * contexts, Arrow buffers and Frazil's native encoder all land here. -1 when smaps is missing.
-   */
-  static long nativeEstimate() {
-    long heapRss = heapResidentBytes();
-    if (heapRss < 0) {
-      return -1;
-    }
-    long nonHeap = ManagementFactory.getMemoryMXBean().getNonHeapMemoryUsage().getCommitted();
-    return procStatusKb("VmRSS") * 1024 - heapRss - nonHeap;
-  }
-
-  /**
-   * Resident bytes of the Java heap: the anonymous read-write mapping whose size is within 10% of
-   * -Xmx (G1 reserves the heap as one mapping; with -Xms = -Xmx it is committed at start), or -1.
-   */
-  private static final java.util.regex.Pattern MAPPING =
-      java.util.regex.Pattern.compile("[0-9a-f]+-[0-9a-f]+ ");
-
-  static long heapResidentBytes() {
-    long max = Runtime.getRuntime().maxMemory();
-    try {
-      List<String> lines = Files.readAllLines(Paths.get("/proc/self/smaps"));
-      long best = -1;
-      long bestSize = 0;
-      boolean candidate = false;
-      long size = 0;
-      for (String line : lines) {
-        if (MAPPING.matcher(line).lookingAt()) {
-          String[] parts = line.trim().split("\\s+");
-          candidate = parts.length == 5 && parts[1].startsWith("rw");
-        } else if (line.startsWith("Size:")) {
-          size = kb(line) * 1024;
-        } else if (line.startsWith("Rss:")
-            && candidate
-            && size >= max * 0.9
-            && size <= max * 1.1
-            && size > bestSize) {
-          best = kb(line) * 1024;
-          bestSize = size;
-        }
-      }
-      return best;
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
-  }
-
-  static long procStatusKb(String key) {
-    try {
-      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
-        if (line.startsWith(key + ":")) {
-          return kb(line);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
-    return -1;
-  }
-
-  private static long kb(String line) {
-    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-  }
-
   static double loadAverage() {
     return OS.getSystemLoadAverage();
-  }
-
-  /** Minimal JSON for flat maps of numbers, strings, booleans and lists of strings. */
-  static final class Json {
-    private Json() {}
-
-    static String object(Map<String, Object> map) {
-      StringBuilder json = new StringBuilder(1024).append('{');
-      boolean first = true;
-      for (Map.Entry<String, Object> e : map.entrySet()) {
-        if (!first) {
-          json.append(',');
-        }
-        first = false;
-        string(json, e.getKey()).append(':');
-        value(json, e.getValue());
-      }
-      return json.append('}').toString();
-    }
-
-    static void value(StringBuilder json, Object v) {
-      if (v == null) {
-        json.append("null");
-      } else if (v instanceof Double || v instanceof Float) {
-        double d = ((Number) v).doubleValue();
-        json.append(Double.isFinite(d) ? String.format(Locale.ROOT, "%.4f", d) : "null");
-      } else if (v instanceof Number || v instanceof Boolean) {
-        json.append(v);
-      } else if (v instanceof List) {
-        json.append('[');
-        boolean first = true;
-        for (Object item : (List<?>) v) {
-          if (!first) {
-            json.append(',');
-          }
-          first = false;
-          value(json, item);
-        }
-        json.append(']');
-      } else {
-        string(json, v.toString());
-      }
-    }
-
-    static StringBuilder string(StringBuilder json, String s) {
-      json.append('"');
-      for (int i = 0; i < s.length(); i++) {
-        char c = s.charAt(i);
-        if (c == '"' || c == '\\') {
-          json.append('\\').append(c);
-        } else if (c < 0x20) {
-          json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-        } else {
-          json.append(c);
-        }
-      }
-      return json.append('"');
-    }
   }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -18,6 +19,10 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Stock Iceberg's Parquet writer against Frazil, in one JVM, on identical pre-built rows.
@@ -30,33 +35,194 @@ import org.apache.iceberg.flink.FlinkSchemaUtil;
  * and deleted. Every iteration, warm-ups included, goes to {@code iterations.jsonl}; the medians of
  * the measured ones go to {@code results.md} and {@code ratios.svg}. See bench/README.md.
  */
-public final class FileWriteBench {
+@Command(
+    name = "FileWriteBench",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchCli.Version.class,
+    showDefaultValues = true,
+    sortOptions = false,
+    description = {
+      "Stock Iceberg's Parquet writer against Frazil: one closed data file per timed write, both"
+          + " arms in this JVM on the same pre-built rows (bench/README.md)."
+    })
+public final class FileWriteBench implements Callable<Integer> {
   /** Both arms: zstd level 3, set explicitly (arrow-rs defaults to 1, parquet-java to 3). */
   static final Map<String, String> PROPERTIES =
       Map.of(
           "write.parquet.compression-codec", "zstd",
           "write.parquet.compression-level", "3");
 
-  private final BenchOptions options;
+  static final String FILE_WRITE = "file-write";
+  static final String ARROW_INPUT = "arrow-input";
+  static final List<String> ALL_SCHEMAS = List.of("bid", "wide", "nested");
+  static final List<String> ALL_COHORTS = List.of(FILE_WRITE, ARROW_INPUT);
+
+  @Spec CommandSpec cli;
+
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      converter = BenchCli.AbsolutePath.class,
+      description = "Where iterations.jsonl, results.md, ratios.svg go.")
+  Path out;
+
+  @Option(
+      names = "--smoke",
+      description =
+          "20,000 rows, 1 warm-up, 2 reps, bid only, both cohorts, no --reps-at (flags given"
+              + " with it still win): checks the harness, not a measurement.")
+  boolean smoke;
+
+  @Option(
+      names = "--rows",
+      split = ",",
+      paramLabel = "N",
+      defaultValue = "262144,2000000",
+      converter = BenchCli.Positive.class,
+      description = "Row counts per file.")
+  List<Integer> rows;
+
+  @Option(
+      names = "--warmups",
+      paramLabel = "N",
+      defaultValue = "2",
+      converter = BenchCli.NonNegative.class,
+      description = "Warm-up iterations per arm per cell.")
+  int warmups;
+
+  @Option(
+      names = "--reps",
+      paramLabel = "N",
+      defaultValue = "5",
+      converter = BenchCli.Positive.class,
+      description = "Measured iterations per arm per cell.")
+  int reps;
+
+  @Option(
+      names = "--reps-at",
+      split = ",",
+      paramLabel = "ROWS=N",
+      defaultValue = "2000000=3",
+      converter = {BenchCli.Positive.class, BenchCli.Positive.class},
+      description =
+          "Measured iterations for cells of ROWS rows, instead of --reps (the default keeps"
+              + " `make bench` under 15 minutes on 2 cores).")
+  Map<Integer, Integer> repsAt;
+
+  @Option(
+      names = "--schemas",
+      split = ",",
+      paramLabel = "NAME",
+      defaultValue = "bid,wide,nested",
+      description = "Of bid, wide, nested.")
+  List<String> schemas;
+
+  @Option(
+      names = "--cohorts",
+      split = ",",
+      paramLabel = "NAME",
+      defaultValue = "file-write,arrow-input",
+      description = "Of file-write, arrow-input.")
+  List<String> cohorts;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "42",
+      description = "Data generator seed.")
+  long seed;
+
+  @Option(
+      names = "--batch-rows",
+      paramLabel = "N",
+      defaultValue = "8192",
+      converter = BenchCli.Positive.class,
+      description = "Rows per Arrow batch (arrow-input cohort).")
+  int batchRows;
+
+  @Option(
+      names = "--tmp",
+      paramLabel = "DIR",
+      defaultValue = "${sys:java.io.tmpdir}",
+      converter = BenchCli.AbsolutePath.class,
+      description = "Where the data files are written.")
+  Path tmp;
+
+  @Option(names = "--no-gc", description = "Skip System.gc() before each iteration.")
+  boolean noGc;
+
+  @Option(
+      names = "--no-verify-content",
+      description = "Skip reading both verification files back row by row.")
+  boolean noVerifyContent;
+
   private final List<Iteration> iterations = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
   private Path workDir;
   private String nativeLibrary = null;
 
-  private FileWriteBench(BenchOptions options) {
-    this.options = options;
+  public static void main(String[] args) {
+    BenchCli.main(args, new FileWriteBench());
   }
 
-  public static void main(String[] args) {
-    BenchMain.main(
-        args,
-        BenchOptions::parse,
-        BenchOptions.USAGE,
-        options -> {
-          new FileWriteBench(options).run();
-          return true;
-        });
+  @Override
+  public Integer call() throws IOException {
+    resolve();
+    run();
+    return 0;
+  }
+
+  /** Applies --smoke to the options not given with it, and checks the names in the lists. */
+  void resolve() {
+    if (smoke) {
+      // The smoke plan replaces the defaults, not the flags given with it.
+      rows = BenchCli.given(cli, "--rows") ? rows : List.of(20_000);
+      warmups = BenchCli.given(cli, "--warmups") ? warmups : 1;
+      reps = BenchCli.given(cli, "--reps") ? reps : 2;
+      schemas = BenchCli.given(cli, "--schemas") ? schemas : List.of("bid");
+      repsAt = BenchCli.given(cli, "--reps-at") ? repsAt : Map.of();
+    }
+    schemas = BenchCli.oneOf(cli, "--schemas", schemas, ALL_SCHEMAS);
+    cohorts = BenchCli.oneOf(cli, "--cohorts", cohorts, ALL_COHORTS);
+  }
+
+  private int repsFor(int rowCount) {
+    return repsAt.getOrDefault(rowCount, reps);
+  }
+
+  private int maxRows() {
+    return rows.stream().mapToInt(Integer::intValue).max().orElseThrow();
+  }
+
+  /** "5 (262,144 rows), 3 (2,000,000 rows)". */
+  private String repsText() {
+    List<String> parts = new ArrayList<>();
+    for (int rowCount : rows) {
+      parts.add(String.format(Locale.ROOT, "%d (%,d rows)", repsFor(rowCount), rowCount));
+    }
+    return String.join(", ", parts);
+  }
+
+  /** The plan, as the run prints it. */
+  @Override
+  public String toString() {
+    return String.format(
+        Locale.ROOT,
+        "rows=%s warmups=%d reps=%d repsAt=%s schemas=%s cohorts=%s seed=%d batchRows=%d"
+            + " gcBetween=%s verifyContent=%s tmp=%s",
+        rows,
+        warmups,
+        reps,
+        repsAt,
+        schemas,
+        cohorts,
+        seed,
+        batchRows,
+        !noGc,
+        !noVerifyContent,
+        tmp);
   }
 
   private void run() throws IOException {
@@ -64,63 +230,44 @@ public final class FileWriteBench {
     Guards.loggingIsQuiet();
     Clock.enable();
 
-    Files.createDirectories(options.out);
-    Files.createDirectories(options.tmp);
-    this.workDir = Files.createTempDirectory(options.tmp, "frazil-bench-");
+    Files.createDirectories(out);
+    Files.createDirectories(tmp);
+    this.workDir = Files.createTempDirectory(tmp, "frazil-bench-");
     System.out.printf(
         "FileWriteBench %s%n  %s%n  out %s%n  data files in %s%n",
-        options.smoke ? "(smoke)" : "", options, options.out, workDir);
+        smoke ? "(smoke)" : "", this, out, workDir);
 
     MetricsConfig metricsConfig = MetricsConfig.getDefault();
-    try (BufferedWriter out =
-            Files.newBufferedWriter(
-                options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8);
+    try (BufferedWriter lines =
+            Files.newBufferedWriter(out.resolve("iterations.jsonl"), StandardCharsets.UTF_8);
         BufferAllocator allocator = new RootAllocator(Long.MAX_VALUE)) {
-      this.jsonl = out;
-      for (String schemaName : options.schemas) {
+      this.jsonl = lines;
+      for (String schemaName : schemas) {
         Schema schema = Datasets.schema(schemaName);
         RowType rowType = FlinkSchemaUtil.convert(schema);
         long buildStart = System.nanoTime();
-        List<RowData> all = Datasets.rows(schemaName, options.maxRows(), options.seed);
-        System.gc();
-        Runtime runtime = Runtime.getRuntime();
-        long heapInUse = runtime.totalMemory() - runtime.freeMemory();
+        List<RowData> all = Datasets.rows(schemaName, maxRows(), seed);
+        String heap = Guards.fixtureHeap("the " + schemaName + " rows", notes);
         System.out.printf(
-            "%n[%s] built %,d rows in %.1f s (heap in use %,d MB of %,d MB)%n",
-            schemaName,
-            all.size(),
-            (System.nanoTime() - buildStart) / 1e9,
-            heapInUse >> 20,
-            runtime.maxMemory() >> 20);
-        if (heapInUse > runtime.maxMemory() * 0.3) {
-          // A heap crowded by the fixture makes the allocation-heavy arm pay extra GC.
-          notes.add(
-              String.format(
-                  Locale.ROOT,
-                  "WARNING: the %s rows occupy %,d MB of a %,d MB heap (> 30%%); GC pressure from"
-                      + " the fixture inflates the allocation-heavy arm. Raise -Dbench.heap.",
-                  schemaName,
-                  heapInUse >> 20,
-                  runtime.maxMemory() >> 20));
-        }
+            "%n[%s] built %,d rows in %.1f s (%s)%n",
+            schemaName, all.size(), (System.nanoTime() - buildStart) / 1e9, heap);
 
-        for (String cohort : options.cohorts) {
+        for (String cohort : cohorts) {
           Arms.ArrowBatches batches = null;
           try {
-            if (BenchOptions.ARROW_INPUT.equals(cohort)) {
+            if (ARROW_INPUT.equals(cohort)) {
               long arrowStart = System.nanoTime();
               batches =
-                  new Arms.ArrowBatches(
-                      schema, rowType, all, options.maxRows(), options.batchRows, allocator);
+                  new Arms.ArrowBatches(schema, rowType, all, maxRows(), batchRows, allocator);
               System.out.printf(
                   "[%s] arrow batches of %,d rows built in %.1f s (%,d MB off-heap)%n",
                   schemaName,
-                  options.batchRows,
+                  batchRows,
                   (System.nanoTime() - arrowStart) / 1e9,
                   batches.allocatedBytes() >> 20);
             }
             boolean verified = false;
-            for (int rowCount : options.rows) {
+            for (int rowCount : rows) {
               List<RowData> rows = all.subList(0, rowCount);
               Arms.Arm stock = Arms.stock(schema, rowType, rows, PROPERTIES, metricsConfig);
               List<Arms.Arm> frazil;
@@ -135,7 +282,7 @@ public final class FileWriteBench {
                         Arms.frazilArrowOwned(
                             schema, first, batches.allocator(), PROPERTIES, metricsConfig));
               }
-              if (!verified || options.warmups == 0) {
+              if (!verified || warmups == 0) {
                 verify(cohort, schemaName, schema, rowCount, stock, frazil);
                 verified = true;
               }
@@ -182,7 +329,7 @@ public final class FileWriteBench {
           frazil.name(),
           b.footerRows);
       String content = "content not compared (--no-verify-content)";
-      if (options.verifyContent) {
+      if (!noVerifyContent) {
         long same = Guards.sameContent(stockFile, frazilFile, schema);
         content = String.format(Locale.ROOT, "%,d records read back identical", same);
       }
@@ -203,13 +350,13 @@ public final class FileWriteBench {
   private void runCell(
       String cohort, String schemaName, int rowCount, Arms.Arm stock, List<Arms.Arm> frazilArms)
       throws IOException {
-    int reps = options.repsFor(rowCount);
+    int reps = repsFor(rowCount);
     System.out.printf(
         "[%s %s %,d rows] %d warm-up + %d measured per arm, alternating%n",
-        cohort, schemaName, rowCount, options.warmups, reps);
-    for (int rep = 0; rep < options.warmups + reps; rep++) {
-      String phase = rep < options.warmups ? "warmup" : "measured";
-      int index = rep < options.warmups ? rep : rep - options.warmups;
+        cohort, schemaName, rowCount, warmups, reps);
+    for (int rep = 0; rep < warmups + reps; rep++) {
+      String phase = rep < warmups ? "warmup" : "measured";
+      int index = rep < warmups ? rep : rep - warmups;
       timed(cohort, schemaName, rowCount, stock, phase, index, file(stock), true);
       for (Arms.Arm frazil : frazilArms) {
         timed(cohort, schemaName, rowCount, frazil, phase, index, file(frazil), true);
@@ -234,7 +381,7 @@ public final class FileWriteBench {
       throws IOException {
     arm.prepare();
     // Garbage left by the previous arm is collected here, not during this arm's clock.
-    long preGcMs = Clock.collectGarbage(options.gcBetween);
+    long preGcMs = Clock.collectGarbage(!noGc);
     Clock started = Clock.start();
 
     Arms.Written written = arm.write(file);
@@ -332,11 +479,11 @@ public final class FileWriteBench {
     md.append("| | |\n|---|---|\n");
     facts.appendHeaderRows(md);
     md.append("| native library | ").append(nativeLibrary).append(" |\n");
-    md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
-    md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
-    md.append("| plan | rows ").append(options.rows).append(", ").append(options.warmups);
-    md.append(" warm-up(s) + measured repetitions per arm per cell: ").append(options.repsText());
-    md.append(", seed ").append(options.seed);
+    md.append("| mode | ").append(smoke ? "smoke (not a measurement)" : "full");
+    md.append(", args `").append(BenchCli.joinArgs(BenchCli.args(cli))).append("` |\n");
+    md.append("| plan | rows ").append(rows).append(", ").append(warmups);
+    md.append(" warm-up(s) + measured repetitions per arm per cell: ").append(repsText());
+    md.append(", seed ").append(seed);
     md.append(String.format(Locale.ROOT, ", %.0f s in total |\n", seconds));
     md.append("| writer settings | `write.parquet.compression-codec=zstd`,");
     md.append(" `write.parquet.compression-level=3` on both arms; default row-group, page and");
@@ -352,7 +499,7 @@ public final class FileWriteBench {
             + " the medians (> 1 means Frazil is faster), bracketed by the extreme range (stock"
             + " min / Frazil max … stock max / Frazil min); allocation is Frazil / stock. Every"
             + " iteration, warm-ups included, is in `iterations.jsonl`.\n\n");
-    md.append(Report.tables(cells, options.cohorts));
+    md.append(Report.tables(cells, cohorts));
     md.append("Columns: *wall* = `System.nanoTime()` around build-appender + add all + close;");
     md.append(" *process CPU* = `OperatingSystemMXBean.getProcessCpuTime()` (all threads: the");
     md.append(" writer, JIT, GC; Frazil encodes on the calling thread); *thread CPU* = the");
@@ -360,7 +507,7 @@ public final class FileWriteBench {
     md.append(" (`ThreadMXBean.getThreadAllocatedBytes`; native and Arrow off-heap memory is not");
     md.append(" included); *output MB* = size of the closed data file; *M rows/s* from the median");
     md.append(" wall time.\n");
-    Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
+    Files.writeString(out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
 
     if (!cells.isEmpty()) {
       String subtitle =
@@ -371,19 +518,19 @@ public final class FileWriteBench {
               facts.cores,
               System.getProperty("java.version"),
               facts.commit,
-              options.smoke ? ", SMOKE run, not a measurement" : "",
-              "zstd-3; measured reps: " + options.repsText());
-      Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
+              smoke ? ", SMOKE run, not a measurement" : "",
+              "zstd-3; measured reps: " + repsText());
+      Report.writeSvg(out.resolve("ratios.svg"), cells, subtitle);
     }
 
     boolean copied =
         facts.writeRunFiles(
-            options.out, options.raw, RunFacts.labels("native library", nativeLibrary));
+            out, BenchCli.args(cli), RunFacts.labels("native library", nativeLibrary));
 
     System.out.println();
-    System.out.print(Report.tables(cells, options.cohorts));
+    System.out.print(Report.tables(cells, cohorts));
     System.out.printf(
         "%d iterations, all guards passed, %.0f s; results in %s%n",
-        iterations.size(), seconds, options.out);
+        iterations.size(), seconds, out);
   }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.List;
+import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
@@ -136,5 +137,28 @@ final class Guards {
       }
     }
     return text.toString();
+  }
+
+  /**
+   * After a full GC, "heap in use X MB of Y MB": what the pre-built rows ({@code what}) take. Adds
+   * a warning to {@code notes} above 30% of the heap, where GC pressure from the fixture inflates
+   * the allocation-heavy arm.
+   */
+  static String fixtureHeap(String what, List<String> notes) {
+    System.gc();
+    Runtime runtime = Runtime.getRuntime();
+    long inUse = (runtime.totalMemory() - runtime.freeMemory()) >> 20;
+    long max = runtime.maxMemory() >> 20;
+    if (inUse > max * 0.3) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "WARNING: %s occupy %,d MB of a %,d MB heap (> 30%%); GC pressure from the fixture"
+                  + " inflates the allocation-heavy arm. Raise -Dbench.heap.",
+              what,
+              inUse,
+              max));
+    }
+    return String.format(Locale.ROOT, "heap in use %,d MB of %,d MB", inUse, max);
   }
 }

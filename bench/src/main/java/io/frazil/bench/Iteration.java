@@ -1,6 +1,7 @@
 package io.frazil.bench;
 
-import java.util.Locale;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** One timed write: a line of {@code iterations.jsonl}. */
 final class Iteration {
@@ -66,66 +67,27 @@ final class Iteration {
     return "measured".equals(phase);
   }
 
+  /** The iteration's line of iterations.jsonl. */
   String toJson() {
-    StringBuilder json = new StringBuilder(400);
-    json.append('{');
-    field(json, "seq", seq).append(',');
-    field(json, "cohort", cohort).append(',');
-    field(json, "schema", schema).append(',');
-    field(json, "rows", rows).append(',');
-    field(json, "arm", arm).append(',');
-    field(json, "phase", phase).append(',');
-    field(json, "rep", rep).append(',');
-    field(json, "wall_ns", wallNs).append(',');
-    field(json, "process_cpu_ns", processCpuNs).append(',');
-    field(json, "thread_cpu_ns", threadCpuNs).append(',');
-    field(json, "allocated_bytes", allocatedBytes).append(',');
-    field(json, "gc_count", gcCount).append(',');
-    field(json, "gc_ms", gcMs).append(',');
-    field(json, "output_bytes", outputBytes).append(',');
-    field(json, "file_count", fileCount).append(',');
-    field(json, "footer_rows", footerRows).append(',');
-    field(json, "row_groups", rowGroups).append(',');
-    field(json, "created_by", createdBy);
-    return json.append('}').toString();
-  }
-
-  private static StringBuilder field(StringBuilder json, String name, long value) {
-    return json.append('"').append(name).append("\":").append(value);
-  }
-
-  private static StringBuilder field(StringBuilder json, String name, String value) {
-    json.append('"').append(name).append("\":");
-    if (value == null) {
-      return json.append("null");
-    }
-    json.append('"');
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '"':
-          json.append("\\\"");
-          break;
-        case '\\':
-          json.append("\\\\");
-          break;
-        case '\n':
-          json.append("\\n");
-          break;
-        case '\r':
-          json.append("\\r");
-          break;
-        case '\t':
-          json.append("\\t");
-          break;
-        default:
-          if (c < 0x20) {
-            json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            json.append(c);
-          }
-      }
-    }
-    return json.append('"');
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("seq", seq);
+    json.put("cohort", cohort);
+    json.put("schema", schema);
+    json.put("rows", rows);
+    json.put("arm", arm);
+    json.put("phase", phase);
+    json.put("rep", rep);
+    json.put("wall_ns", wallNs);
+    json.put("process_cpu_ns", processCpuNs);
+    json.put("thread_cpu_ns", threadCpuNs);
+    json.put("allocated_bytes", allocatedBytes);
+    json.put("gc_count", gcCount);
+    json.put("gc_ms", gcMs);
+    json.put("output_bytes", outputBytes);
+    json.put("file_count", fileCount);
+    json.put("footer_rows", footerRows);
+    json.put("row_groups", rowGroups);
+    json.put("created_by", createdBy);
+    return Json.object(json);
   }
 }

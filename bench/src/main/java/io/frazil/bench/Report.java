@@ -1,8 +1,6 @@
 package io.frazil.bench;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -163,7 +161,7 @@ final class Report {
   }
 
   private static String cohortTitle(String cohort) {
-    return BenchOptions.FILE_WRITE.equals(cohort)
+    return FileWriteBench.FILE_WRITE.equals(cohort)
         ? "Flink RowData in → closed Iceberg data file + Metrics out (both arms)"
         : "stock writer on RowData against Frazil's Arrow appender on the same rows, pre-built"
             + " as 8,192-row Arrow batches before timing: `frazil` keeps each batch the"
@@ -211,7 +209,8 @@ final class Report {
         + "]";
   }
 
-  private static String ratioRange(Ratio ratio) {
+  /** "[low–high]" of a ratio's extreme range. */
+  static String ratioRange(Ratio ratio) {
     return "[" + fmt("%.2f", ratio.low) + "–" + fmt("%.2f", ratio.high) + "]";
   }
 
@@ -243,58 +242,45 @@ final class Report {
     double step = max <= 2 ? 0.25 : max <= 4 ? 0.5 : max <= 8 ? 1 : max <= 16 ? 2 : 5;
     double yMax = Math.ceil(max * 1.08 / step) * step;
 
-    StringBuilder svg = new StringBuilder();
-    svg.append(
-        fmt2(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d"
-                + " %d\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
-            width, height, width, height));
-    svg.append(fmt2("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height));
-    svg.append(
-        fmt2(
-            "<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">Stock Iceberg / Frazil:"
-                + " ratio of medians (higher = Frazil faster)</text>\n",
-            left));
-    svg.append(fmt2("<text x=\"%d\" y=\"42\" fill=\"#555\">%s</text>\n", left, escape(subtitle)));
+    Svg svg =
+        new Svg(
+            width,
+            height,
+            left,
+            "Stock Iceberg / Frazil: ratio of medians (higher = Frazil faster)",
+            subtitle);
     // legend
-    svg.append(fmt2("<rect x=\"%d\" y=\"52\" width=\"12\" height=\"12\" fill=\"#4e79a7\"/>", left));
-    svg.append(fmt2("<text x=\"%d\" y=\"62\">wall time</text>\n", left + 16));
-    svg.append(
-        fmt2("<rect x=\"%d\" y=\"52\" width=\"12\" height=\"12\" fill=\"#f28e2b\"/>", left + 100));
-    svg.append(fmt2("<text x=\"%d\" y=\"62\">process CPU time</text>\n", left + 116));
-    svg.append(
-        fmt2(
-            "<text x=\"%d\" y=\"62\" fill=\"#555\">whiskers: stock min / Frazil max … stock max /"
-                + " Frazil min over the measured repetitions</text>\n",
-            left + 240));
+    svg.add("<rect x=\"%d\" y=\"52\" width=\"12\" height=\"12\" fill=\"#4e79a7\"/>", left);
+    svg.add("<text x=\"%d\" y=\"62\">wall time</text>\n", left + 16);
+    svg.add("<rect x=\"%d\" y=\"52\" width=\"12\" height=\"12\" fill=\"#f28e2b\"/>", left + 100);
+    svg.add("<text x=\"%d\" y=\"62\">process CPU time</text>\n", left + 116);
+    svg.add(
+        "<text x=\"%d\" y=\"62\" fill=\"#555\">whiskers: stock min / Frazil max … stock max /"
+            + " Frazil min over the measured repetitions</text>\n",
+        left + 240);
 
     // axis and grid
     for (double tick = 0; tick <= yMax + 1e-9; tick += step) {
       double y = top + plot - tick / yMax * plot;
-      svg.append(
-          fmt2(
-              "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n",
-              left, width - 20, y, y));
-      svg.append(
-          fmt2(
-              "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%s</text>\n",
-              left - 6, y + 4, trimZeros(tick) + "×"));
+      svg.add(
+          "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n",
+          left, width - 20, y, y);
+      svg.add(
+          "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#555\">%s</text>\n",
+          left - 6, y + 4, trimZeros(tick) + "×");
     }
     double parity = top + plot - 1.0 / yMax * plot;
-    svg.append(
-        fmt2(
-            "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\""
-                + " stroke-dasharray=\"5,4\"/>\n",
-            left, width - 20, parity, parity));
-    svg.append(
-        fmt2(
-            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#c00\" font-size=\"11\">parity"
-                + "</text>\n",
-            width - 22, parity - 4));
-    svg.append(
-        fmt2(
-            "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
-            left, width - 20, top + plot, top + plot));
+    svg.add(
+        "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\""
+            + " stroke-dasharray=\"5,4\"/>\n",
+        left, width - 20, parity, parity);
+    svg.add(
+        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#c00\" font-size=\"11\">parity"
+            + "</text>\n",
+        width - 22, parity - 4);
+    svg.add(
+        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
+        left, width - 20, top + plot, top + plot);
 
     for (int c = 0; c < cells.size(); c++) {
       Cell cell = cells.get(c);
@@ -302,70 +288,47 @@ final class Report {
       bar(svg, x0, bar, top, plot, yMax, cell.wall(), "#4e79a7");
       bar(svg, x0 + bar + 6, bar, top, plot, yMax, cell.cpu(), "#f28e2b");
       int mid = x0 + bar + 3;
-      svg.append(
-          fmt2(
-              "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n",
-              mid, top + plot + 18, escape(cell.schema)));
-      svg.append(
-          fmt2(
-              "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s rows</text>\n",
-              mid, top + plot + 34, String.format(Locale.ROOT, "%,d", cell.rows)));
-      svg.append(
-          fmt2(
-              "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
-              mid, top + plot + 50, escape(cell.cohort)));
+      svg.add(
+          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n",
+          mid, top + plot + 18, Svg.escape(cell.schema));
+      svg.add(
+          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s rows</text>\n",
+          mid, top + plot + 34, String.format(Locale.ROOT, "%,d", cell.rows));
+      svg.add(
+          "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
+          mid, top + plot + 50, Svg.escape(cell.cohort));
       if (!"frazil".equals(cell.arm)) {
-        svg.append(
-            fmt2(
-                "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
-                mid, top + plot + 66, escape(cell.arm)));
+        svg.add(
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n",
+            mid, top + plot + 66, Svg.escape(cell.arm));
       }
     }
-    svg.append("</svg>\n");
-    Files.writeString(file, svg.toString(), StandardCharsets.UTF_8);
+    svg.write(file);
   }
 
   private static void bar(
-      StringBuilder svg, int x, int width, int top, int plot, double yMax, Ratio r, String color) {
+      Svg svg, int x, int width, int top, int plot, double yMax, Ratio r, String color) {
     double base = top + plot;
     double y = base - r.median / yMax * plot;
-    svg.append(
-        fmt2(
-            "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>%s [%s–%s]"
-                + "</title></rect>\n",
-            x,
-            y,
-            width,
-            base - y,
-            color,
-            times(r.median),
-            fmt("%.2f", r.low),
-            fmt("%.2f", r.high)));
+    svg.add(
+        "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>%s [%s–%s]"
+            + "</title></rect>\n",
+        x, y, width, base - y, color, times(r.median), fmt("%.2f", r.low), fmt("%.2f", r.high));
     double lo = base - r.low / yMax * plot;
     double hi = base - r.high / yMax * plot;
     int cx = x + width / 2;
-    svg.append(
-        fmt2(
-            "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>"
-                + "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>"
-                + "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n",
-            cx, cx, lo, hi, cx - 6, cx + 6, lo, lo, cx - 6, cx + 6, hi, hi));
-    svg.append(
-        fmt2(
-            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
-            cx, Math.min(y, hi) - 5, fmt("%.2f", r.median)));
+    svg.add(
+        "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>"
+            + "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>"
+            + "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n",
+        cx, cx, lo, hi, cx - 6, cx + 6, lo, lo, cx - 6, cx + 6, hi, hi);
+    svg.add(
+        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">%s</text>\n",
+        cx, Math.min(y, hi) - 5, fmt("%.2f", r.median));
   }
 
   private static String trimZeros(double value) {
     String text = fmt("%.2f", value);
     return text.replaceAll("0+$", "").replaceAll("\\.$", "");
-  }
-
-  private static String fmt2(String format, Object... args) {
-    return String.format(Locale.ROOT, format, args);
-  }
-
-  private static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
   }
 }

@@ -7,13 +7,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionKey;
@@ -22,6 +22,10 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.flink.RowDataWrapper;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The routing cohort: what it costs to find a row's partition, with stock Iceberg and with Frazil's
@@ -48,29 +52,97 @@ import org.apache.iceberg.flink.sink.PartitionKeySelector;
  * this JVM; every iteration goes to {@code iterations.jsonl}, medians to {@code results.md} (via
  * {@link Report}). See bench/README.md, "Routing cohort".
  */
-public final class RoutingBench {
+@Command(
+    name = "RoutingBench",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchCli.Version.class,
+    showDefaultValues = true,
+    sortOptions = false,
+    description = {
+      "Partition routing only, no files: stock Iceberg against Frazil's bucket-tuple memo, on"
+          + " the bid rows (bench/README.md, \"Routing cohort\")."
+    })
+public final class RoutingBench implements Callable<Integer> {
   static final String WRITER = "routing-writer";
   static final String SELECTOR = "routing-selector";
   static final List<String> ALL_COHORTS = List.of(WRITER, SELECTOR);
 
-  static final String USAGE =
-      String.join(
-          "\n",
-          "usage: RoutingBench --out DIR [flags]",
-          "  --out DIR          where iterations.jsonl, results.md, ratios.svg go (required)",
-          "  --smoke            20,000 rows, 1 warm-up, 2 reps: checks the harness in seconds",
-          "  --rows N           rows routed per iteration (default 2000000)",
-          "  --hot-rows N       distinct rows of the 'hot' fixture, cycled to --rows (default 4096);",
-          "                     0 drops it. The 'cold' fixture has --rows distinct rows",
-          "  --warmups N        warm-up iterations per arm per cell (default 3)",
-          "  --reps N           measured iterations per arm per cell (default 7)",
-          "  --buckets N[,N]    bucket(auction, N) specs (default 4,16384)",
-          "  --cohorts a,b      of routing-writer,routing-selector (default both)",
-          "  --seed N           data generator seed (default 42)",
-          "  --no-gc            skip System.gc() before each iteration",
-          "Flags may also come as one space-separated argument (Maven's -Dbench.args).");
+  @Spec CommandSpec cli;
 
-  private final Options options;
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "DIR",
+      converter = BenchCli.AbsolutePath.class,
+      description = "Where iterations.jsonl, results.md, ratios.svg go.")
+  Path out;
+
+  @Option(
+      names = "--smoke",
+      description =
+          "20,000 rows, 1 warm-up, 2 reps (flags given with it still win): checks the harness in"
+              + " seconds.")
+  boolean smoke;
+
+  @Option(
+      names = "--rows",
+      paramLabel = "N",
+      defaultValue = "2000000",
+      converter = BenchCli.Positive.class,
+      description = "Rows routed per iteration; the 'cold' fixture has this many distinct rows.")
+  int rows;
+
+  @Option(
+      names = "--hot-rows",
+      paramLabel = "N",
+      defaultValue = "4096",
+      converter = BenchCli.NonNegative.class,
+      description = "Distinct rows of the 'hot' fixture, cycled to --rows; 0 drops it.")
+  int hotRows;
+
+  @Option(
+      names = "--warmups",
+      paramLabel = "N",
+      defaultValue = "3",
+      converter = BenchCli.NonNegative.class,
+      description = "Warm-up iterations per arm per cell.")
+  int warmups;
+
+  @Option(
+      names = "--reps",
+      paramLabel = "N",
+      defaultValue = "7",
+      converter = BenchCli.Positive.class,
+      description = "Measured iterations per arm per cell.")
+  int reps;
+
+  @Option(
+      names = "--buckets",
+      split = ",",
+      paramLabel = "N",
+      defaultValue = "4,16384",
+      converter = BenchCli.Positive.class,
+      description = "bucket(auction, N) specs.")
+  List<Integer> bucketCounts;
+
+  @Option(
+      names = "--cohorts",
+      split = ",",
+      paramLabel = "NAME",
+      defaultValue = "routing-writer,routing-selector",
+      description = "Of routing-writer, routing-selector.")
+  List<String> cohorts;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "42",
+      description = "Data generator seed.")
+  long seed;
+
+  @Option(names = "--no-gc", description = "Skip System.gc() before each iteration.")
+  boolean noGc;
+
   private final List<Iteration> iterations = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
   private BufferedWriter jsonl;
@@ -79,74 +151,82 @@ public final class RoutingBench {
   /** Keeps results alive so no arm's work is dead code. */
   static volatile long blackhole;
 
-  private RoutingBench(Options options) {
-    this.options = options;
+  public static void main(String[] args) {
+    BenchCli.main(args, new RoutingBench());
   }
 
-  public static void main(String[] args) {
-    BenchMain.main(
-        args,
-        Options::parse,
-        USAGE,
-        options -> {
-          new RoutingBench(options).run();
-          return true;
-        });
+  @Override
+  public Integer call() throws IOException {
+    resolve();
+    run();
+    return 0;
+  }
+
+  /** Applies --smoke to the options not given with it, and checks the names in the lists. */
+  void resolve() {
+    if (smoke) {
+      // The smoke plan replaces the defaults, not the flags given with it.
+      rows = BenchCli.given(cli, "--rows") ? rows : 20_000;
+      warmups = BenchCli.given(cli, "--warmups") ? warmups : 1;
+      reps = BenchCli.given(cli, "--reps") ? reps : 2;
+    }
+    cohorts = BenchCli.oneOf(cli, "--cohorts", cohorts, ALL_COHORTS);
+  }
+
+  /** The plan, as the run prints it. */
+  @Override
+  public String toString() {
+    return String.format(
+        Locale.ROOT,
+        "rows=%d warmups=%d reps=%d buckets=%s cohorts=%s seed=%d gcBetween=%s",
+        rows,
+        warmups,
+        reps,
+        bucketCounts,
+        cohorts,
+        seed,
+        !noGc);
   }
 
   private void run() throws IOException {
     long started = System.nanoTime();
-    this.loadAtStart = loadAverage();
+    this.loadAtStart = RunFacts.loadAverage();
     Guards.loggingIsQuiet();
     Clock.enable();
-    Files.createDirectories(options.out);
-    System.out.printf(
-        "RoutingBench %s%n  %s%n  out %s%n", options.smoke ? "(smoke)" : "", options, options.out);
+    Files.createDirectories(out);
+    System.out.printf("RoutingBench %s%n  %s%n  out %s%n", smoke ? "(smoke)" : "", this, out);
 
     Schema schema = Datasets.BID;
     RowType rowType = FlinkSchemaUtil.convert(schema);
     long buildStart = System.nanoTime();
-    RowData[] cold = Datasets.bids(options.rows, options.seed).toArray(new RowData[0]);
+    RowData[] cold = Datasets.bids(rows, seed).toArray(new RowData[0]);
     // Two fixtures. cold: every routed row is a distinct object, read once per pass, so most of an
     // arm's time is cache misses on the row, its field array and boxed values. hot: a few
     // thousand distinct rows cycled, the way a writer sees a row the upstream operator just built;
     // what remains is the routing work itself.
     Map<String, RowData[]> fixtures = new java.util.LinkedHashMap<>();
     fixtures.put("cold", cold);
-    if (options.hotRows > 0) {
-      RowData[] distinct = Arrays.copyOf(cold, Math.min(options.hotRows, cold.length));
-      RowData[] hot = new RowData[options.rows];
+    if (hotRows > 0) {
+      RowData[] distinct = Arrays.copyOf(cold, Math.min(hotRows, cold.length));
+      RowData[] hot = new RowData[rows];
       for (int i = 0; i < hot.length; i++) {
         hot[i] = distinct[i % distinct.length];
       }
       fixtures.put("hot " + distinct.length, hot);
     }
     RowData[] rows = cold;
-    System.gc();
-    Runtime runtime = Runtime.getRuntime();
-    long heapInUse = runtime.totalMemory() - runtime.freeMemory();
+    String heap = Guards.fixtureHeap("the fixtures", notes);
     System.out.printf(
-        "[bid] built %,d rows in %.1f s (heap in use %,d MB of %,d MB)%n",
-        rows.length,
-        (System.nanoTime() - buildStart) / 1e9,
-        heapInUse >> 20,
-        runtime.maxMemory() >> 20);
-    if (heapInUse > runtime.maxMemory() * 0.3) {
-      notes.add(
-          String.format(
-              Locale.ROOT,
-              "WARNING: the fixture occupies %,d MB of a %,d MB heap (> 30%%). Raise -Dbench.heap.",
-              heapInUse >> 20,
-              runtime.maxMemory() >> 20));
-    }
+        "[bid] built %,d rows in %.1f s (%s)%n",
+        rows.length, (System.nanoTime() - buildStart) / 1e9, heap);
 
-    try (BufferedWriter out =
-        Files.newBufferedWriter(options.out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
-      this.jsonl = out;
-      for (String cohort : options.cohorts) {
+    try (BufferedWriter lines =
+        Files.newBufferedWriter(out.resolve("iterations.jsonl"), StandardCharsets.UTF_8)) {
+      this.jsonl = lines;
+      for (String cohort : cohorts) {
         for (Map.Entry<String, RowData[]> fixture : fixtures.entrySet()) {
           rows = fixture.getValue();
-          for (int buckets : options.buckets) {
+          for (int buckets : bucketCounts) {
             PartitionSpec spec =
                 PartitionSpec.builderFor(schema).bucket("auction", buckets).build();
             String cell = "bid " + fixture.getKey() + " bucket[" + buckets + "](auction)";
@@ -246,12 +326,12 @@ public final class RoutingBench {
       throws IOException {
     System.out.printf(
         "[%s %s %,d rows] %d warm-up + %d measured per arm, alternating%n",
-        cohort, cell, rows.length, options.warmups, options.reps);
-    for (int rep = 0; rep < options.warmups; rep++) {
+        cohort, cell, rows.length, warmups, reps);
+    for (int rep = 0; rep < warmups; rep++) {
       timed(cohort, cell, rows, "stock", stock, "warmup", rep);
       timed(cohort, cell, rows, "frazil", frazil, "warmup", rep);
     }
-    for (int rep = 0; rep < options.reps; rep++) {
+    for (int rep = 0; rep < reps; rep++) {
       timed(cohort, cell, rows, "stock", stock, "measured", rep);
       timed(cohort, cell, rows, "frazil", frazil, "measured", rep);
     }
@@ -262,7 +342,7 @@ public final class RoutingBench {
       String cohort, String cell, RowData[] rows, String armName, Arm arm, String phase, int rep)
       throws IOException {
     // Garbage left by the previous arm is collected here, not during this arm's clock.
-    long preGcMs = Clock.collectGarbage(options.gcBetween);
+    long preGcMs = Clock.collectGarbage(!noGc);
     Clock started = Clock.start();
 
     Routing routing = arm.newRouting();
@@ -489,28 +569,28 @@ public final class RoutingBench {
   private void writeResults(double seconds) throws IOException {
     List<Report.Cell> cells = Report.cells(iterations);
     RunFacts facts = RunFacts.collect();
-    boolean environment = RunFacts.copyEnvironment(facts.repo, options.out);
+    boolean environment = RunFacts.copyEnvironment(facts.repo, out);
     StringBuilder md = new StringBuilder();
     md.append("# Partition routing: stock Iceberg vs Frazil's bucket-tuple memo\n\n");
     md.append("| | |\n|---|---|\n");
     facts.appendHeaderRows(md);
     md.append("| load average (1, 5, 15 min) | at start ").append(loadAtStart);
-    md.append(", at end ").append(loadAverage());
+    md.append(", at end ").append(RunFacts.loadAverage());
     md.append(" (other work on the machine competes with both arms) |\n");
     md.append("| environment.json | ")
         .append(environment ? "copied next to this file" : "not present in the repository root")
         .append(" |\n");
-    md.append("| mode | ").append(options.smoke ? "smoke (not a measurement)" : "full");
-    md.append(", args `").append(BenchOptions.joinArgs(options.raw)).append("` |\n");
+    md.append("| mode | ").append(smoke ? "smoke (not a measurement)" : "full");
+    md.append(", args `").append(BenchCli.joinArgs(BenchCli.args(cli))).append("` |\n");
     md.append(
         String.format(
             Locale.ROOT,
             "| plan | bid fixture %,d rows, %d warm-up(s) + %d measured per arm per cell,"
                 + " seed %d, %.0f s in total |\n\n",
-            options.rows,
-            options.warmups,
-            options.reps,
-            options.seed,
+            rows,
+            warmups,
+            reps,
+            seed,
             seconds));
     for (String note : notes) {
       md.append("- ").append(note).append('\n');
@@ -524,7 +604,7 @@ public final class RoutingBench {
             + " ratios are stock / Frazil (> 1 means Frazil is faster); allocation is Frazil / stock."
             + " The `output MB` column does not apply here (always 0). Every iteration, warm-ups"
             + " included, is in `iterations.jsonl`.\n\n");
-    String tables = Report.tables(cells, options.cohorts);
+    String tables = Report.tables(cells, cohorts);
     // Report titles non-file-write cohorts as arrow-input; give the routing cohorts their own.
     tables =
         tables.replaceAll(
@@ -540,7 +620,7 @@ public final class RoutingBench {
     md.append(" every row; *process CPU* = all threads (JIT and GC included); *thread CPU* = the");
     md.append(" routing thread; *alloc* = Java heap bytes allocated by the routing thread");
     md.append(" (`ThreadMXBean.getThreadAllocatedBytes`).\n");
-    Files.writeString(options.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
+    Files.writeString(out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
     boolean finite = !cells.isEmpty();
     for (Report.Cell cell : cells) {
       // Process CPU has 10 ms resolution: a smoke run can measure 0 ms and an infinite ratio,
@@ -560,108 +640,13 @@ public final class RoutingBench {
               facts.cores,
               System.getProperty("java.version"),
               facts.commit,
-              options.smoke ? ", SMOKE run, not a measurement" : "");
-      Report.writeSvg(options.out.resolve("ratios.svg"), cells, subtitle);
+              smoke ? ", SMOKE run, not a measurement" : "");
+      Report.writeSvg(out.resolve("ratios.svg"), cells, subtitle);
     }
     System.out.println();
     System.out.print(tables);
     System.out.printf(
         "%d iterations, all guards passed, %.0f s; results in %s%n",
-        iterations.size(), seconds, options.out);
-  }
-
-  /** The first three fields of /proc/loadavg, or "unknown". */
-  private static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
-      return fields[0] + " " + fields[1] + " " + fields[2];
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  /** Command-line flags. */
-  static final class Options {
-    Path out = null;
-    boolean smoke = false;
-    int rows = 2_000_000;
-    int hotRows = 4096;
-    int warmups = 3;
-    int reps = 7;
-    List<Integer> buckets = List.of(4, 16384);
-    List<String> cohorts = ALL_COHORTS;
-    long seed = 42L;
-    boolean gcBetween = true;
-    final List<String> raw = new ArrayList<>();
-
-    /** Returns null when only the usage was asked for. */
-    static Options parse(String[] args) {
-      List<String> tokens = Flags.tokens(args);
-      Options options = new Options();
-      options.raw.addAll(tokens);
-      if (tokens.contains("--smoke")) {
-        options.smoke = true;
-        options.rows = 20_000;
-        options.warmups = 1;
-        options.reps = 2;
-      }
-      for (int i = 0; i < tokens.size(); i++) {
-        String flag = tokens.get(i);
-        switch (flag) {
-          case "--help":
-          case "-h":
-            return null;
-          case "--smoke":
-            break;
-          case "--out":
-            options.out = Flags.path(tokens, ++i, flag);
-            break;
-          case "--rows":
-            options.rows = Flags.positive(Flags.value(tokens, ++i, flag), flag);
-            break;
-          case "--hot-rows":
-            options.hotRows = Flags.nonNegative(Flags.value(tokens, ++i, flag), flag);
-            break;
-          case "--warmups":
-            options.warmups = Flags.nonNegative(Flags.value(tokens, ++i, flag), flag);
-            break;
-          case "--reps":
-            options.reps = Flags.positive(Flags.value(tokens, ++i, flag), flag);
-            break;
-          case "--buckets":
-            options.buckets = Flags.positives(Flags.value(tokens, ++i, flag), flag);
-            break;
-          case "--cohorts":
-            options.cohorts = Flags.names(Flags.value(tokens, ++i, flag), ALL_COHORTS, flag);
-            break;
-          case "--seed":
-            options.seed = Long.parseLong(Flags.value(tokens, ++i, flag));
-            break;
-          case "--no-gc":
-            options.gcBetween = false;
-            break;
-          default:
-            throw new IllegalArgumentException("Unknown flag " + flag + "\n" + USAGE);
-        }
-      }
-      Flags.requireOut(options.out, USAGE);
-      return options;
-    }
-
-    @Override
-    public String toString() {
-      return String.format(
-          Locale.ROOT,
-          "rows=%d warmups=%d reps=%d buckets=%s cohorts=%s seed=%d gcBetween=%s",
-          rows,
-          warmups,
-          reps,
-          buckets,
-          cohorts,
-          seed,
-          gcBetween);
-    }
+        iterations.size(), seconds, out);
   }
 }

@@ -182,7 +182,7 @@ final class RunFacts {
     info.append("- cores: ").append(cores).append('\n');
     info.append("- max heap: ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MB\n");
     info.append("- JVM args: `").append(String.join(" ", jvmArgs)).append("`\n");
-    info.append("- bench args: `").append(BenchOptions.joinArgs(benchArgs)).append("`\n");
+    info.append("- bench args: `").append(BenchCli.joinArgs(benchArgs)).append("`\n");
     artifacts.forEach(
         (label, what) -> info.append("- ").append(label).append(": ").append(what).append('\n'));
     info.append("- environment.json: ");
@@ -209,6 +209,16 @@ final class RunFacts {
       for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(path);
       }
+    }
+  }
+
+  /** The first three fields of /proc/loadavg, or "unknown". */
+  static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + " " + fields[1] + " " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
     }
   }
 }

@@ -12,19 +12,21 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code make soak}: opens, writes, fails, abandons and closes many Frazil writers in one JVM, as a
@@ -37,7 +39,17 @@ import org.apache.iceberg.io.PositionOutputStream;
  * 1–2,000 rows and close; some meet a null in a required column, an output stream that fails, a
  * codec Frazil refuses, or are closed without a row. Every failure must be the expected exception.
  */
-public final class Soak {
+@Command(
+    name = "Soak",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchCli.Version.class,
+    showDefaultValues = true,
+    sortOptions = false,
+    description = {
+      "Opens, writes, fails, abandons and closes many Frazil writers in one JVM and checks that"
+          + " nothing stays behind (make soak)."
+    })
+public final class Soak implements Callable<Integer> {
   /** What happens to one writer. */
   enum Fate {
     WRITTEN,
@@ -51,34 +63,43 @@ public final class Soak {
     ParitySchemas.PRIMITIVES, ParitySchemas.REQUIRED, ParitySchemas.NESTED
   };
 
-  private Soak() {}
+  @Option(
+      names = "--writers",
+      paramLabel = "N",
+      defaultValue = "10000",
+      converter = BenchCli.Positive.class,
+      description = "Writers opened one after another.")
+  int writers;
 
-  public static void main(String[] args) throws Exception {
-    List<String> tokens = Flags.tokens(args);
-    int writers = 10_000;
-    int sample = 500;
-    long seed = 20261201L;
-    Path out = Paths.get("bench/target/soak");
-    for (int i = 0; i < tokens.size(); i += 1) {
-      String flag = tokens.get(i);
-      switch (flag) {
-        case "--writers":
-          writers = Flags.positive(Flags.value(tokens, ++i, flag), flag);
-          break;
-        case "--sample":
-          sample = Flags.positive(Flags.value(tokens, ++i, flag), flag);
-          break;
-        case "--seed":
-          seed = Long.parseLong(Flags.value(tokens, ++i, flag));
-          break;
-        case "--out":
-          out = Paths.get(Flags.value(tokens, ++i, flag));
-          break;
-        default:
-          throw new IllegalArgumentException("Unknown flag " + flag);
-      }
-    }
-    System.exit(run(writers, sample, seed, out) ? 0 : 1);
+  @Option(
+      names = "--sample",
+      paramLabel = "N",
+      defaultValue = "500",
+      converter = BenchCli.Positive.class,
+      description = "Record RSS, Arrow bytes and live native writers every N writers.")
+  int sample;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "20261201",
+      description = "Seed of the schema, fate and row choices.")
+  long seed;
+
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      defaultValue = "bench/target/soak",
+      description = "Where soak.jsonl and summary.txt go.")
+  Path out;
+
+  public static void main(String[] args) {
+    BenchCli.main(args, new Soak());
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    return run(writers, sample, seed, out) ? 0 : 1;
   }
 
   static boolean run(int writers, int sample, long seed, Path out) throws IOException {
@@ -104,7 +125,10 @@ public final class Soak {
         fates.merge(fate, 1, Integer::sum);
         if ((w + 1) % sample == 0 || w + 1 == writers) {
           long[] point = {
-            w + 1, rssKb(), ArrowMemory.allocatedBytes(), NativeParquetWriter.liveWriterCount()
+            w + 1,
+            MemoryProbes.procStatusKb("VmRSS"),
+            ArrowMemory.allocatedBytes(),
+            NativeParquetWriter.liveWriterCount()
           };
           samples.add(point);
           String line =
@@ -214,20 +238,6 @@ public final class Soak {
       throw new IllegalStateException(
           "wrote " + rows + " rows, metrics say " + appender.metrics().recordCount());
     }
-  }
-
-  /** Resident set size of this process, from /proc (0 where /proc is missing). */
-  static long rssKb() {
-    try {
-      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
-        if (line.startsWith("VmRSS:")) {
-          return Long.parseLong(line.replaceAll("[^0-9]", ""));
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      return 0L;
-    }
-    return 0L;
   }
 
   /** Least-squares slope of RSS (KB) against writers, per 1,000 writers. */

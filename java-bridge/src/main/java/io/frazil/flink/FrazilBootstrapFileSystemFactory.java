@@ -28,6 +28,13 @@ public final class FrazilBootstrapFileSystemFactory implements FileSystemFactory
           .defaultValue(true)
           .withDescription("Write Iceberg Parquet data files with Frazil's native encoder.");
 
+  /** The per-cluster switch of the native read path, {@code frazil.read.enabled}, default on. */
+  public static final ConfigOption<Boolean> READ_ENABLED =
+      ConfigOptions.key(FrazilReadBuilder.READ_SWITCH)
+          .booleanType()
+          .defaultValue(true)
+          .withDescription("Read Iceberg Parquet data files with Frazil's native decoder.");
+
   @Override
   public String getScheme() {
     return SCHEME;
@@ -37,8 +44,15 @@ public final class FrazilBootstrapFileSystemFactory implements FileSystemFactory
   public void configure(Configuration config) {
     boolean enabled = config.get(ENABLED);
     FrazilFlink.setProcessEnabled(enabled);
+    FrazilReadBuilder.setProcessReadEnabled(config.get(READ_ENABLED));
     if (enabled) {
       FrazilFlink.install();
+    } else {
+      LogOnce.info(
+          "config-off",
+          "Frazil is off for this process (Flink configuration "
+              + FrazilFlink.FLINK_CONFIG_KEY
+              + ": false): Iceberg's writer writes its data files");
     }
   }
 

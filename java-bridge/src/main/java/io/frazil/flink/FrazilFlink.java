@@ -56,7 +56,8 @@ public final class FrazilFlink {
       return true;
     }
     if (!enabledBySystemProperty()) {
-      LogOnce.warn("disabled", "Frazil is disabled by -D" + FLINK_CONFIG_KEY + "=false");
+      // An off switch someone set: INFO, like a table's (see StockReason.switchedOff).
+      LogOnce.info("disabled", "Frazil is off: not installed (-D" + FLINK_CONFIG_KEY + "=false)");
       return false;
     }
     try {

@@ -10,8 +10,8 @@ import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.InputFile;
 
 /**
- * Iceberg's (PARQUET, RowData) format model with native data-file writing: reads and every writer
- * Frazil does not take go to the wrapped original model.
+ * Iceberg's (PARQUET, RowData) format model with native data-file writing and reading: every writer
+ * and reader Frazil does not take goes to the wrapped original model.
  */
 final class FrazilFormatModel implements FormatModel<RowData, RowType> {
   private final FormatModel<RowData, RowType> delegate;
@@ -47,6 +47,6 @@ final class FrazilFormatModel implements FormatModel<RowData, RowType> {
 
   @Override
   public ReadBuilder<RowData, RowType> readBuilder(InputFile inputFile) {
-    return delegate.readBuilder(inputFile);
+    return new FrazilReadBuilder(inputFile, delegate.readBuilder(inputFile));
   }
 }

@@ -136,14 +136,18 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
       return logged(
           StockReason.PROCESS_DISABLED,
           "process-off",
-          "Frazil is disabled for this process (frazil.enabled=false)");
+          "Frazil is off for this process ("
+              + FrazilFlink.FLINK_CONFIG_KEY
+              + "=false): Iceberg's writer writes its data files");
     }
     String tableSwitch = properties.get(FrazilFlink.TABLE_PROPERTY);
     if (tableSwitch != null && "false".equals(tableSwitch.trim().toLowerCase(Locale.ROOT))) {
       return logged(
           StockReason.TABLE_DISABLED,
           "table-off",
-          "Frazil is disabled for a table by " + FrazilFlink.TABLE_PROPERTY);
+          "Frazil is off for a table ("
+              + FrazilFlink.TABLE_PROPERTY
+              + "=false): Iceberg's writer writes its data files");
     }
     if (schema == null) {
       return logged(
@@ -200,8 +204,13 @@ final class FrazilWriteBuilder implements ModelWriteBuilder<RowData, RowType> {
     return null;
   }
 
+  /** Logs once per {@code logKey}: an off switch at INFO, any other reason as a warning. */
   private static StockReason logged(StockReason reason, String logKey, String message) {
-    LogOnce.warn(logKey, "Frazil fallback: " + message);
+    if (reason.switchedOff()) {
+      LogOnce.info(logKey, message);
+    } else {
+      LogOnce.warn(logKey, "Frazil fallback: " + message);
+    }
     return reason;
   }
 }

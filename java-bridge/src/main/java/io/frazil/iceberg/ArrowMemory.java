@@ -26,6 +26,11 @@ public final class ArrowMemory {
     return ROOT.newChildAllocator(name, 0, Long.MAX_VALUE);
   }
 
+  /** A child allocator for one file read natively; close it with the reader. */
+  public static BufferAllocator newReaderAllocator(String name) {
+    return ROOT.newChildAllocator("read " + name, 0, Long.MAX_VALUE);
+  }
+
   /** Bytes currently held by all bridge writers. */
   public static long allocatedBytes() {
     return ROOT.getAllocatedMemory();

@@ -37,7 +37,9 @@ import org.apache.iceberg.types.Types;
  * {@code make demo}: an embedded Flink MiniCluster job writes a generated Nexmark-like bid stream
  * into a bucket-partitioned Iceberg table (local Hadoop catalog, checkpoints every second), once
  * with the stock writer and once with Frazil; both tables are read back with Iceberg's reader,
- * checked to hold the same rows, and summarised side by side.
+ * checked to hold the same rows, and summarised side by side. A line marks each phase (the phases
+ * take seconds to a minute); the output ends with the verdict (exit 1 when the tables differ), the
+ * stock/Frazil wall ratio and where the tables and the log ({@link DemoLog}) are.
  */
 public final class FlinkDemo {
   static final Schema BID =
@@ -146,18 +148,29 @@ public final class FlinkDemo {
 
   public static void main(String[] args) throws Exception {
     long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000L;
+    File warehouse = Files.createTempDirectory("frazil-demo").toFile();
+    File log = DemoLog.to(new File(warehouse, "demo.log"));
+    DemoProgress progress = new DemoProgress();
     // What a Flink TaskManager does at startup; it runs Frazil's bootstrap from the classpath.
     FileSystem.initialize(new Configuration(), null);
-    File warehouse = Files.createTempDirectory("frazil-demo").toFile();
 
+    progress.begin("warm-up", String.format("%,d bids with each writer", rows / 10));
     run(warehouse, "warmup_stock", false, rows / 10);
     run(warehouse, "warmup_frazil", true, rows / 10);
+    progress.begin("stock arm", String.format("%,d bids, Iceberg's own Parquet writer", rows));
     Result stock = run(warehouse, "bids_stock", false, rows);
+    progress.begin("Frazil arm", String.format("%,d bids, Frazil's native writer", rows));
     Result frazil = run(warehouse, "bids_frazil", true, rows);
-
+    progress.begin("read-back check", "both tables read with Iceberg's reader and compared");
     List<String> stockRows = rowsOf(warehouse, "bids_stock");
     List<String> frazilRows = rowsOf(warehouse, "bids_frazil");
-    boolean same = stockRows.equals(frazilRows) && stockRows.size() == rows;
+    progress.end();
+
+    boolean sameRows = stockRows.equals(frazilRows) && stockRows.size() == rows;
+    boolean rightWriters =
+        stock.writers().equals(Set.of("parquet-mr")) && frazil.writers().equals(Set.of("frazil"));
+    double wallRatio = (double) stock.wallMillis() / frazil.wallMillis();
+    double cpuRatio = (double) stock.cpuMillis() / frazil.cpuMillis();
 
     System.out.println();
     System.out.println(
@@ -172,21 +185,35 @@ public final class FlinkDemo {
     System.out.printf("%-26s %20d %20d%n", "process CPU ms", stock.cpuMillis(), frazil.cpuMillis());
     System.out.printf(
         "%-26s %20s %20s%n", "data files written by", stock.writers(), frazil.writers());
-    System.out.printf("%-26s %41s%n", "same rows read back", same);
-    System.out.printf(
-        "%-26s %41s%n",
-        "stock/Frazil wall, CPU",
-        String.format(
-            "%.2fx, %.2fx",
-            (double) stock.wallMillis() / frazil.wallMillis(),
-            (double) stock.cpuMillis() / frazil.cpuMillis()));
+    System.out.printf("%-26s %41s%n", "same rows read back", sameRows);
     System.out.println(
         "(one run after a warm-up on a shared machine; bench/ has measured cohorts)");
-    boolean ok =
-        same
-            && stock.writers().equals(Set.of("parquet-mr"))
-            && frazil.writers().equals(Set.of("frazil"));
-    System.exit(ok ? 0 : 1);
+    System.out.println();
+    if (sameRows && rightWriters) {
+      System.out.printf(
+          "Verdict: AGREE: both tables hold the same %,d rows (stock files by parquet-mr, Frazil's"
+              + " by frazil)%n",
+          rows);
+    } else {
+      System.out.printf(
+          "Verdict: DIFFER: %s%n",
+          sameRows
+              ? "data files by " + stock.writers() + " and " + frazil.writers()
+              : String.format(
+                  "stock read back %,d rows, Frazil %,d, of %,d written",
+                  stockRows.size(), frazilRows.size(), rows));
+    }
+    System.out.printf("Wall stock/Frazil: %.2fx (process CPU %.2fx)%n", wallRatio, cpuRatio);
+    System.out.println("Tables: " + location(warehouse, "bids_stock"));
+    System.out.println("        " + location(warehouse, "bids_frazil"));
+    System.out.println("Log:    " + log.getAbsolutePath() + " (INFO and up)");
+    System.exit(sameRows && rightWriters ? 0 : 1);
+  }
+
+  private static String location(File warehouse, String name) {
+    return FlinkJobs.catalog(warehouse)
+        .loadTable(TableIdentifier.of(FlinkJobs.DATABASE, name))
+        .location();
   }
 
   private static List<String> rowsOf(File warehouse, String name) throws Exception {

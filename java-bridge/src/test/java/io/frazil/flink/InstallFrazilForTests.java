@@ -24,6 +24,11 @@ public final class InstallFrazilForTests implements LauncherSessionListener {
               + FrazilFlink.nativeDataFiles()
               + ", delegated to Iceberg's writer: "
               + FrazilFlink.stockDataFiles());
+      System.out.println(
+          "Frazil data files read natively: "
+              + io.frazil.read.ReadCounters.nativeFiles()
+              + ", read by Iceberg's reader: "
+              + io.frazil.read.ReadCounters.stockFiles());
     }
   }
 }

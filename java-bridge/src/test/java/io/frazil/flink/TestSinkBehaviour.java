@@ -228,6 +228,9 @@ public class TestSinkBehaviour {
     assertThat(output.split("append it to env.java.opts.all", -1))
         .as("the warning is logged once: %s", output)
         .hasSize(2);
+    assertThat(output)
+        .as("a fallback Frazil did not choose is a warning")
+        .containsPattern("WARN +\\S+ - Frazil cannot hand Arrow batches to its native encoder");
   }
 
   @Test
@@ -261,6 +264,9 @@ public class TestSinkBehaviour {
     assertThat(output.split("native library could not be loaded", -1))
         .as("the warning is logged once: %s", output)
         .hasSize(2);
+    assertThat(output)
+        .as("a fallback Frazil did not choose is a warning")
+        .containsPattern("WARN +\\S+ - Frazil's native library could not be loaded");
   }
 
   /**

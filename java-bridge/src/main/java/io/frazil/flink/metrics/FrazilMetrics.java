@@ -4,6 +4,7 @@ import io.frazil.iceberg.ArrowMemory;
 import io.frazil.iceberg.MemoryBudget;
 import io.frazil.jni.NativeLoader;
 import io.frazil.jni.NativeParquetWriter;
+import io.frazil.read.ReadCounters;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -77,6 +78,18 @@ public final class FrazilMetrics {
   /** Per TaskManager only: how often memory pressure began. */
   public static final String MEMORY_PRESSURE_EPISODES = "memoryPressureEpisodes";
 
+  /** Data files the native reader opened (per task: {@link ReadMetrics}). */
+  public static final String NATIVE_READ_FILES = "nativeReadFiles";
+
+  /** Row groups the native reader decoded. */
+  public static final String NATIVE_READ_ROW_GROUPS = "nativeReadRowGroups";
+
+  /** Column-chunk bytes fetched for native decoding. */
+  public static final String NATIVE_READ_BYTES = "nativeReadBytes";
+
+  /** Data files read by Iceberg's reader (by reason under {@code fallback.read.*}). */
+  public static final String STOCK_READ_FILES = "stockReadFiles";
+
   private static final Logger LOG = LoggerFactory.getLogger(FrazilMetrics.class);
 
   private static final LongAdder NATIVE_FILES = new LongAdder();
@@ -86,6 +99,9 @@ public final class FrazilMetrics {
   private static final LongAdder STOCK_FILES = new LongAdder();
   private static final LongAdder STOCK_ROW_COUNT = new LongAdder();
   private static final Map<String, LongAdder> STOCK_BY_REASON = new ConcurrentHashMap<>();
+
+  /** Read fallback reasons seen by this process (their counts are in ReadCounters). */
+  private static final Set<String> READ_REASONS = ConcurrentHashMap.newKeySet();
 
   /** TaskManager groups seen, each with the fallback reasons registered in it (under LOCK). */
   private static final Map<TaskManagerMetricGroup, Set<String>> TASK_MANAGERS = new WeakHashMap<>();
@@ -227,7 +243,7 @@ public final class FrazilMetrics {
     }
   }
 
-  private static void registerTaskManager(TaskManagerMetricGroup taskManager) {
+  static void registerTaskManager(TaskManagerMetricGroup taskManager) {
     synchronized (LOCK) {
       if (taskManager == null || TASK_MANAGERS.containsKey(taskManager)) {
         return;
@@ -246,9 +262,40 @@ public final class FrazilMetrics {
       group.gauge(EARLY_ROW_GROUP_FLUSHES, (Gauge<Long>) MemoryBudget.process()::earlyFlushes);
       group.gauge(MEMORY_PRESSURE, (Gauge<Integer>) () -> MemoryBudget.underPressure() ? 1 : 0);
       group.gauge(MEMORY_PRESSURE_EPISODES, (Gauge<Long>) MemoryBudget::pressureEpisodes);
+      group.gauge(NATIVE_READ_FILES, (Gauge<Long>) ReadCounters::nativeFiles);
+      group.gauge(NATIVE_READ_ROW_GROUPS, (Gauge<Long>) ReadCounters::nativeRowGroups);
+      group.gauge(NATIVE_READ_BYTES, (Gauge<Long>) ReadCounters::bytesFetched);
+      group.gauge(STOCK_READ_FILES, (Gauge<Long>) ReadCounters::stockFiles);
       for (String reason : STOCK_BY_REASON.keySet()) {
         registerReason(taskManager, reasons, reason);
       }
+      for (String reason : READ_REASONS) {
+        registerReadReason(taskManager, reasons, reason);
+      }
+    }
+  }
+
+  /** Registers a read fallback reason's gauge with every TaskManager, the first time it occurs. */
+  static void registerReadReasonWithTaskManagers(String reason) {
+    if (!READ_REASONS.add(reason)) {
+      return;
+    }
+    synchronized (LOCK) {
+      for (Map.Entry<TaskManagerMetricGroup, Set<String>> entry : TASK_MANAGERS.entrySet()) {
+        registerReadReason(entry.getKey(), entry.getValue(), reason);
+      }
+    }
+  }
+
+  private static void registerReadReason(
+      TaskManagerMetricGroup taskManager, Set<String> registered, String reason) {
+    // One set per TaskManager for both halves: read reasons are kept under their group's name.
+    if (registered.add(ReadMetrics.READ_GROUP + "." + reason)) {
+      taskManager
+          .addGroup(GROUP)
+          .addGroup(FALLBACK_GROUP)
+          .addGroup(ReadMetrics.READ_GROUP)
+          .gauge(reason, (Gauge<Long>) () -> ReadCounters.stockFiles(reason));
     }
   }
 
@@ -274,7 +321,7 @@ public final class FrazilMetrics {
     return adder::sum;
   }
 
-  private static void logRegistrationOnce(String message) {
+  static void logRegistrationOnce(String message) {
     if (!loggedRegistration) {
       loggedRegistration = true;
       LOG.info("{} (logged once)", message);

@@ -1,0 +1,152 @@
+//! Reading Iceberg Parquet data files: arrow-rs decodes the column chunks Java fetched.
+//!
+//! ```text
+//!  Java: footer bytes ──────────► NativeParquetReader::open   (footer parsed once per file)
+//!        column chunks of one ──► FileRanges                  (byte ranges, no file access here)
+//!        row group, projected
+//!        start_row_group ───────► arrow-rs ParquetRecordBatchReader (projection mask, one row group)
+//!        next_batch ◄── C Data ── StructArray of the projected leaves
+//! ```
+//!
+//! Which row groups to read (the split, Iceberg's row-group filters) and which columns (Iceberg's
+//! projection by field id, name mapping) is decided in Java with Iceberg's own code; this module
+//! only decodes what it is told to, so the table semantics stay Iceberg's and this side stays a
+//! file-format reader. The Arrow types are arrow-rs's defaults for the Parquet schema; an
+//! embedded `ARROW:schema` (pyarrow, arrow-rs writers) is ignored, so every file of one Parquet
+//! schema decodes to the same Arrow types.
+
+pub mod ranges;
+
+use std::sync::Arc;
+
+use arrow::array::StructArray;
+use arrow::datatypes::{DataType, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::{parquet_to_arrow_schema_by_columns, ProjectionMask};
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaDataReader;
+
+use crate::error::{NativeError, Result};
+use ranges::FileRanges;
+
+/// One open Parquet file: its parsed footer, the byte ranges fetched for the next row group, and
+/// the decoder of the current one.
+pub struct NativeParquetReader {
+    metadata: ArrowReaderMetadata,
+    file_length: u64,
+    fetched: FileRanges,
+    current: Option<ParquetRecordBatchReader>,
+    batch_size: usize,
+}
+
+impl NativeParquetReader {
+    /// Parses the footer: `footer` is the Thrift `FileMetaData` (the bytes before the 8-byte tail).
+    pub fn open(footer: &[u8], file_length: u64, batch_size: usize) -> Result<Self> {
+        let parquet = ParquetMetaDataReader::decode_metadata(footer)
+            .map_err(|e| NativeError::decode("parsing the Parquet footer", e))?;
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let metadata = ArrowReaderMetadata::try_new(Arc::new(parquet), options)
+            .map_err(|e| NativeError::decode("mapping the Parquet schema to Arrow", e))?;
+        Ok(NativeParquetReader {
+            metadata,
+            file_length,
+            fetched: FileRanges::new(file_length),
+            current: None,
+            batch_size: batch_size.max(1),
+        })
+    }
+
+    /// Number of row groups in the file.
+    pub fn row_groups(&self) -> usize {
+        self.metadata.metadata().num_row_groups()
+    }
+
+    /// Number of leaf columns in the file's Parquet schema.
+    pub fn leaf_columns(&self) -> usize {
+        self.metadata.parquet_schema().num_columns()
+    }
+
+    fn mask(&self, leaves: &[usize]) -> Result<ProjectionMask> {
+        let columns = self.leaf_columns();
+        if let Some(bad) = leaves.iter().find(|&&leaf| leaf >= columns) {
+            return Err(NativeError::InvalidArgument(format!(
+                "leaf column {bad} requested, the file has {columns}"
+            )));
+        }
+        Ok(ProjectionMask::leaves(
+            self.metadata.parquet_schema(),
+            leaves.iter().copied(),
+        ))
+    }
+
+    /// The Arrow schema of the batches [`Self::next_batch`] returns for `leaves`.
+    pub fn projected_schema(&self, leaves: &[usize]) -> Result<SchemaRef> {
+        let schema: Schema = parquet_to_arrow_schema_by_columns(
+            self.metadata.parquet_schema(),
+            self.mask(leaves)?,
+            None,
+        )
+        .map_err(|e| NativeError::decode("mapping the projected columns to Arrow", e))?;
+        Ok(Arc::new(schema))
+    }
+
+    /// The byte ranges for the next row group are fetched into this, replacing the last ones.
+    pub fn fetched_mut(&mut self) -> &mut FileRanges {
+        &mut self.fetched
+    }
+
+    /// Starts decoding `row_group`'s `leaves` from the ranges fetched since the last call; the
+    /// ranges are handed to the decoder and freed when the row group is done.
+    pub fn start_row_group(&mut self, row_group: usize, leaves: &[usize]) -> Result<()> {
+        self.current = None;
+        if row_group >= self.row_groups() {
+            return Err(NativeError::InvalidArgument(format!(
+                "row group {row_group} requested, the file has {}",
+                self.row_groups()
+            )));
+        }
+        let mask = self.mask(leaves)?;
+        let ranges = std::mem::replace(&mut self.fetched, FileRanges::new(self.file_length));
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(ranges, self.metadata.clone())
+                .with_projection(mask)
+                .with_row_groups(vec![row_group])
+                .with_batch_size(self.batch_size)
+                .build()
+                .map_err(|e| NativeError::decode(format!("opening row group {row_group}"), e))?;
+        self.current = Some(reader);
+        Ok(())
+    }
+
+    /// The next batch of the current row group as one struct array, or `None` once it is done
+    /// (the row group's bytes are freed then).
+    pub fn next_batch(&mut self) -> Result<Option<StructArray>> {
+        let Some(reader) = self.current.as_mut() else {
+            return Err(NativeError::InvalidState(
+                "no row group is being read".into(),
+            ));
+        };
+        match reader.next() {
+            Some(Ok(batch)) => Ok(Some(StructArray::from(batch))),
+            Some(Err(e)) => {
+                self.current = None;
+                Err(NativeError::decode(
+                    "decoding a batch",
+                    ParquetError::ArrowError(e.to_string()),
+                ))
+            }
+            None => {
+                self.current = None;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The struct type a projected schema's batches are exported as.
+pub fn batch_type(schema: &Schema) -> DataType {
+    DataType::Struct(schema.fields().clone())
+}
