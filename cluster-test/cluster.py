@@ -38,7 +38,7 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
                retries or restarts and commits every id once, every file Frazil's
   read         the read path: FlinkSinkJob writes a source table (300,000 rows, 8 files); a
                bounded IcebergSource (FLIP-27, two throttled readers, a split per file) copies it
-               with FlinkSink, 1 s checkpoints; kill -9 of a reader's TaskManager mid-read (2
+               with FlinkSink (one writer), 1 s checkpoints; kill -9 of a reader's TaskManager mid-read (2
                commits in, readers running), a new TaskManager takes over; the copy holds every
                id once and the REST read metrics (frazil.nativeReadFiles > 0,
                frazil.stockReadFiles 0) say the survivors read natively
@@ -1371,7 +1371,10 @@ def read_copy(inputs: Inputs, scenario: str, s3: bool) -> dict:
     and the new TaskManager must have read natively only (frazil.nativeReadFiles > 0,
     frazil.stockReadFiles 0, no "Frazil read fallback" line). With `s3` both tables live on moto
     (S3FileIO, the JDBC catalog of the s3 scenario) and moto's log must show the data files'
-    GETs."""
+    GETs. One FlinkSink writer: with two, Iceberg 1.11.0's FlinkSink loses the last files of the
+    writer whose reader runs out of splits a checkpoint before the other's (both are keyed by the
+    end-of-input checkpoint id, the second replaces the first in the committer; see
+    IcebergCopyJob), which this scenario hit on moto."""
     if s3:
         require(len(inputs.s3_jars) == 2, f"S3 jars missing: {inputs.s3_jars}")
     # REST metrics at most 1 s old (Flink's default: 10 s), to see reads before the kill.
@@ -1398,7 +1401,7 @@ def read_copy(inputs: Inputs, scenario: str, s3: bool) -> dict:
         job_id = cluster.run_job(
             scenario, inputs.job_jar, "IcebergCopyJob",
             [*catalog, "--source", source, "--table", target, "--checkpoint-ms", "1000",
-             "--rows-per-second", str(rate)], detached=True)
+             "--rows-per-second", str(rate), "--write-parallelism", "1"], detached=True)
         victim = cluster.taskmanager_of(job_id, READ_SOURCE_VERTEX)
         wait_native_reads(cluster, victim)
         moment = wait_between_checkpoints(
@@ -1443,7 +1446,8 @@ def read_copy(inputs: Inputs, scenario: str, s3: bool) -> dict:
                   "frazil_wrote_lines": check_logs_installed(cluster, survivors)}
         if s3:
             moto_log = (cluster.home.log / "moto.out").read_text(errors="replace")
-            gets = len(re.findall(r'"GET /[^ "]*/db/read_source/data/[^ "]+\.parquet', moto_log))
+            # Request lines as werkzeug logs them (206 answers in ANSI colours).
+            gets = len(re.findall(r'GET /[^ "]*/db/read_source/data/[^ "]+\.parquet', moto_log))
             log(f"moto served {gets} GETs of the source's data files")
             require(gets >= source_facts["data_files"],
                     f"moto's log shows {gets} GETs of {source_facts['data_files']} source data "

@@ -15,9 +15,17 @@ import org.apache.iceberg.flink.source.IcebergSource;
  * Iceberg's FlinkSink appends it to {@code --table} (created like {@link FlinkSinkJob}'s tables).
  *
  * <pre>
- * --warehouse DIR --source db.s --table db.t [--parallelism 2] [--checkpoint-ms 0]
- * [--rows-per-second 0] [--split-size 1048576] [--catalog-impl CLASS --catalog-props k=v,...]
+ * --warehouse DIR --source db.s --table db.t [--parallelism 2] [--write-parallelism P]
+ * [--checkpoint-ms 0] [--rows-per-second 0] [--split-size 1048576]
+ * [--catalog-impl CLASS --catalog-props k=v,...]
  * </pre>
+ *
+ * <p>{@code --write-parallelism} (default: {@code parallelism}) sets FlinkSink's writers. With
+ * checkpoints, more than one writer and readers that run out of splits in different checkpoints,
+ * Iceberg 1.11.0's FlinkSink can lose the files of the writer that ends first: each writer sends
+ * its last files keyed by the end-of-input checkpoint id (Long.MAX_VALUE), the committer writes
+ * them to a manifest under that key at the next checkpoint, and the last writer's files later
+ * replace that manifest under the same key before the end-of-input commit.
  *
  * <p>The source's splits and positions in them are checkpointed, so a restarted job resumes reading
  * where its last checkpoint was. {@code --split-size} below the data files' open cost (4 MB) makes
@@ -55,7 +63,7 @@ public final class IcebergCopyJob {
     FlinkSink.forRowData(rows)
         .tableLoader(Tables.tableLoader(args, table))
         .distributionMode(DistributionMode.NONE)
-        .writeParallelism(parallelism)
+        .writeParallelism(args.getInt("write-parallelism", parallelism))
         .append();
     env.execute("IcebergCopy " + source + " -> " + table);
   }
