@@ -245,12 +245,13 @@ run-soak-smoke:
 ## from a jar that knows nothing of Frazil. Scenarios (`all`): sinks (FlinkSink, IcebergSink,
 ## Dynamic Iceberg Sink, SQL INSERT), failover (kill -9 between checkpoints), kill-in-checkpoint
 ## (kill -9 while a checkpoint is in flight), no-add-opens, bad-native (a TaskManager that cannot
-## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write). Checks
-## every id exactly once, Parquet footers (created_by) and TaskManager logs.
-## ~11 min after the build; logs, tables and results.json under cluster-test/target/.
+## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write), read and
+## read-s3 (an IcebergSource copy job, kill -9 mid-read, native reads from the REST metrics).
+## Checks every id exactly once, Parquet footers (created_by) and TaskManager logs.
+## ~14 min after the build; logs, tables and results.json under cluster-test/target/.
 ## `make cluster-test FLINK=1.20`: the Flink 1.20 cluster with the 1.20 runtime jar (profile
 ## flink-1.20, builds into target/flink-1.20/, runs under cluster-test/target/flink-1.20/), the
-## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint; ~7 min). CLUSTER_SCENARIOS picks others.
+## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read; ~8 min). CLUSTER_SCENARIOS picks others.
 .PHONY: cluster-test cluster-test-build run-cluster-test-smoke
 CLUSTER_SCENARIOS ?= $(if $(FLINK_PROFILE),core,all)
 cluster-test: runtime-jar cluster-test-build
