@@ -262,12 +262,13 @@ cluster-test: runtime-jar cluster-test-build
 cluster-test-build:
 	$(MVN) -q $(FLINK_PROFILE) -f cluster-test/pom.xml -pl flink-home,job clean package
 
-## Short form (~50 s): the cluster (two TaskManagers of two slots), one throttled FlinkSink job
-## with 1 s checkpoints, one kill -9 of a TaskManager between checkpoints, every id exactly once.
-## Builds only cluster-test/ and uses the runtime jar the build already made (`make jvm` /
-## `test-java`).
+## Short form (~2 min): the cluster (two TaskManagers of two slots), one throttled FlinkSink job
+## with 1 s checkpoints, one kill -9 of a TaskManager between checkpoints, every id exactly once;
+## then `read`: an IcebergSource copy job reading natively from the runtime jar, a TaskManager
+## killed mid-read, the copy exactly the source. Builds only cluster-test/ and uses the runtime
+## jar the build already made (`make jvm` / `test-java`).
 run-cluster-test-smoke: cluster-test-build
-	$(PYTHON) cluster-test/cluster.py --flink $(FLINK) smoke
+	$(PYTHON) cluster-test/cluster.py --flink $(FLINK) smoke read
 
 ## Iceberg's own Flink writer/sink test classes (iceberg-flink-2.1:1.11.0:tests, list and exclusions
 ## in java-bridge/pom.xml `iceberg.suites`), run unchanged with Frazil installed, one JVM per class.

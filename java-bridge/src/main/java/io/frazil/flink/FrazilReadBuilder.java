@@ -241,6 +241,21 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
           stock = stock(listener, e.reason(), e.getMessage());
         }
         rows = stock.iterator();
+      } catch (LinkageError e) {
+        // A class the read path links against is missing or different (a packaging problem:
+        // the runtime jar's parquet-java relocation, say). Nothing was left open; Iceberg's
+        // reader still reads the file, and the warning names the class.
+        if (stock == null) {
+          listener.stockFile("linkage");
+          LogOnce.warn(
+              "read-linkage",
+              "Frazil read fallback: the native read path cannot link ("
+                  + e
+                  + "); Iceberg's reader reads data files",
+              e);
+          stock = delegate.build();
+        }
+        rows = stock.iterator();
       }
       opened.add(rows);
       return rows;
