@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Collections;
+import java.util.function.LongUnaryOperator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -64,21 +65,15 @@ public class TestNativeParquetWriter {
 
   /** A batch of {@link #SCHEMA} holding ids 0..count-1. */
   private VectorSchemaRoot ids(int count) {
-    VectorSchemaRoot root = VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator);
-    BigIntVector ids = (BigIntVector) root.getVector(0);
-    for (int i = 0; i < count; i += 1) {
-      ids.setSafe(i, i);
-    }
-    root.setRowCount(count);
-    return root;
+    return ids(count, i -> i);
   }
 
-  /** A batch of {@link #SCHEMA} holding {@code count} distinct ids in no order. */
-  private VectorSchemaRoot scrambledIds(int count) {
+  /** A batch of {@link #SCHEMA} whose row {@code i} holds {@code id.applyAsLong(i)}. */
+  private VectorSchemaRoot ids(int count, LongUnaryOperator id) {
     VectorSchemaRoot root = VectorSchemaRoot.create(IcebergArrowSchema.convert(SCHEMA), allocator);
     BigIntVector ids = (BigIntVector) root.getVector(0);
     for (int i = 0; i < count; i += 1) {
-      ids.setSafe(i, i * 0x9E3779B97F4A7C15L);
+      ids.setSafe(i, id.applyAsLong(i));
     }
     root.setRowCount(count);
     return root;
@@ -114,7 +109,7 @@ public class TestNativeParquetWriter {
     NativeLoader.load();
     int rows = 1 << 20;
     try (NativeParquetWriter writer = open(IcebergArrowSchema.convert(SCHEMA));
-        VectorSchemaRoot root = scrambledIds(rows)) {
+        VectorSchemaRoot root = ids(rows, i -> i * 0x9E3779B97F4A7C15L)) {
       write(writer, root);
       // The open writer holds its row group in progress: about 8 bytes a row, since scrambled ids
       // neither compress nor fit a dictionary. The total lags by up to 64 KiB per live native
