@@ -54,7 +54,7 @@ demo:
 	@$(MVN) -q $(FLINK_PROFILE) -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
-test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-routing-smoke \
+test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-read-smoke run-bench-routing-smoke \
 	run-bench-fanout-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
 	run-test-other-minors
 
@@ -148,6 +148,26 @@ bench-jobs-smoke: jvm run-bench-jobs-smoke
 run-bench-jobs-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/jobs-smoke"
 
+## Read cohort (bench/README.md, "Read cohort"; issue 32): stock Iceberg's Flink Parquet reader vs
+## Frazil's native reader over files written once by stock Iceberg (zstd 3): scan, 2-of-N projection
+## and a row-group-pruning filtered scan on bid / wide / nested at 262,144 and 2,000,000 rows, child-JVM
+## peak-RSS trials, and two MiniCluster jobs (IcebergSource -> discard, IcebergSource -> IcebergSink
+## copy) -> bench/results/<date>-<short sha>-read/. Exits non-zero if any guard or job check fails.
+.PHONY: bench-read bench-read-smoke run-bench-read-smoke
+READ_HEAP ?= 6g
+BENCH_READ_ARGS ?=
+
+bench-read: jvm
+	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ReadBench -Dbench.heap=$(READ_HEAP) -Dbench.args="--out $(BENCH_OUT)-read $(BENCH_READ_ARGS)"
+	$(PYTHON) scripts/bench_index.py
+
+## Under a minute after the build (20,000 rows, every cell, one RSS pair, both jobs once per arm);
+## part of `make test`.
+bench-read-smoke: jvm run-bench-read-smoke
+
+run-bench-read-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ReadBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/read-smoke"
+
 ## Build facts behind every result (scripts/environment.py): rustc/cargo, linked crate versions,
 ## JDK, Maven, Flink/Iceberg/arrow-java, release profile, artifact SHA-256s, git, machine.
 .PHONY: environment validate run-validate-smoke
@@ -233,12 +253,13 @@ run-soak-smoke:
 ## from a jar that knows nothing of Frazil. Scenarios (`all`): sinks (FlinkSink, IcebergSink,
 ## Dynamic Iceberg Sink, SQL INSERT), failover (kill -9 between checkpoints), kill-in-checkpoint
 ## (kill -9 while a checkpoint is in flight), no-add-opens, bad-native (a TaskManager that cannot
-## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write). Checks
-## every id exactly once, Parquet footers (created_by) and TaskManager logs.
-## ~11 min after the build; logs, tables and results.json under cluster-test/target/.
+## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write), read and
+## read-s3 (an IcebergSource copy job, kill -9 mid-read, native reads from the REST metrics).
+## Checks every id exactly once, Parquet footers (created_by) and TaskManager logs.
+## ~14 min after the build; logs, tables and results.json under cluster-test/target/.
 ## `make cluster-test FLINK=1.20`: the Flink 1.20 cluster with the 1.20 runtime jar (profile
 ## flink-1.20, builds into target/flink-1.20/, runs under cluster-test/target/flink-1.20/), the
-## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint; ~7 min). CLUSTER_SCENARIOS picks others.
+## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read; ~8 min). CLUSTER_SCENARIOS picks others.
 .PHONY: cluster-test cluster-test-build run-cluster-test-smoke
 CLUSTER_SCENARIOS ?= $(if $(FLINK_PROFILE),core,all)
 cluster-test: runtime-jar cluster-test-build
@@ -249,12 +270,13 @@ cluster-test: runtime-jar cluster-test-build
 cluster-test-build:
 	$(MVN) -q $(FLINK_PROFILE) -f cluster-test/pom.xml -pl flink-home,job clean package
 
-## Short form (~50 s): the cluster (two TaskManagers of two slots), one throttled FlinkSink job
-## with 1 s checkpoints, one kill -9 of a TaskManager between checkpoints, every id exactly once.
-## Builds only cluster-test/ and uses the runtime jar the build already made (`make jvm` /
-## `test-java`).
+## Short form (~2 min): the cluster (two TaskManagers of two slots), one throttled FlinkSink job
+## with 1 s checkpoints, one kill -9 of a TaskManager between checkpoints, every id exactly once;
+## then `read`: an IcebergSource copy job reading natively from the runtime jar, a TaskManager
+## killed mid-read, the copy exactly the source. Builds only cluster-test/ and uses the runtime
+## jar the build already made (`make jvm` / `test-java`).
 run-cluster-test-smoke: cluster-test-build
-	$(PYTHON) cluster-test/cluster.py --flink $(FLINK) smoke
+	$(PYTHON) cluster-test/cluster.py --flink $(FLINK) smoke read
 
 ## Iceberg's own Flink writer/sink test classes (iceberg-flink-2.1:1.11.0:tests, list and exclusions
 ## in java-bridge/pom.xml `iceberg.suites`), run unchanged with Frazil installed, one JVM per class.

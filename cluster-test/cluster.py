@@ -36,9 +36,16 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
   s3-outage    the s3 setup with a fault-injecting TCP proxy between Flink and moto: mid-write it
                resets every open S3 connection and refuses every new one for 8 s; the job
                retries or restarts and commits every id once, every file Frazil's
-  all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage
-               (`make cluster-test`)
-  core         smoke, sinks, failover, kill-in-checkpoint (`make cluster-test FLINK=1.20`)
+  read         the read path: FlinkSinkJob writes a source table (300,000 rows, 8 files); a
+               bounded IcebergSource (FLIP-27, two throttled readers, a split per file) copies it
+               with FlinkSink (one writer), 1 s checkpoints; kill -9 of a reader's TaskManager mid-read (2
+               commits in, readers running), a new TaskManager takes over; the copy holds every
+               id once and the REST read metrics (frazil.nativeReadFiles > 0,
+               frazil.stockReadFiles 0) say the survivors read natively
+  read-s3      the read scenario with both tables on moto (S3FileIO, JDBC catalog)
+  all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage,
+               read, read-s3 (`make cluster-test`)
+  core         smoke, sinks, failover, kill-in-checkpoint, read (`make cluster-test FLINK=1.20`)
 
 Each check: the table holds exactly the input rows (every column recomputed from the id: no id
 lost, none duplicated), every data file's Parquet footer says `created_by` = "frazil version ..."
@@ -46,7 +53,8 @@ lost, none duplicated), every data file's Parquet footer says `created_by` = "fr
 ..." on taskmanager-2), every TaskManager log with the flag has Frazil's "Frazil installed" line,
 and the job jar holds no byte string "frazil". The fault scenarios also require the job to have
 restarted (kills) and finished. Sources are Flink's NumberSequenceSource, whose splits are
-checkpointed: a restarted job replays exactly the ids after its last checkpoint.
+checkpointed: a restarted job replays exactly the ids after its last checkpoint (the read
+scenarios: an IcebergSource, whose splits and positions in them are checkpointed).
 
 `--flink 1.20` (or env FLINK=1.20; `make cluster-test FLINK=1.20`) runs the same scenarios on
 Flink 1.20 with the 1.20 runtime jar: the Maven profile flink-1.20 builds its lib/ and job jar
@@ -219,10 +227,12 @@ class FlinkHome:
         self.warehouse = self.work / "warehouse"
 
     def write_conf(self, conf_dir: Path, java_nio_opened: bool = True,
-                   taskmanager_opts: str = "", slots: int = 1) -> None:
+                   taskmanager_opts: str = "", slots: int = 1,
+                   extra: dict | None = None) -> None:
         """conf/config.yaml (Flink 2.x, and 1.20, which reads the same file and keys); Frazil's
         only line is the java.nio append.
-        `taskmanager_opts` goes to env.java.opts.taskmanager (TaskManager JVMs only)."""
+        `taskmanager_opts` goes to env.java.opts.taskmanager (TaskManager JVMs only); `extra`
+        adds or overrides settings."""
         conf_dir.mkdir(parents=True, exist_ok=True)
         opts = FLINK_JAVA17_OPTS + (" " + FRAZIL_JAVA_OPTS if java_nio_opened else "")
         settings = {
@@ -251,6 +261,7 @@ class FlinkHome:
         }
         if taskmanager_opts:
             settings["env.java.opts.taskmanager"] = taskmanager_opts
+        settings.update(extra or {})
         lines = [f"{key}: {json.dumps(value)}" for key, value in settings.items()]
         (conf_dir / "config.yaml").write_text("\n".join(lines) + "\n")
         (conf_dir / "log4j.properties").write_text(LOG4J)
@@ -480,12 +491,16 @@ FRAZIL_TM_METRICS = ["frazil.nativeDataFiles", "frazil.nativeRows", "frazil.nati
                      "frazil.nativeMemoryBytes"]
 
 
-def taskmanager_metrics(cluster: Cluster) -> dict[str, dict[str, float]]:
-    """Frazil's per-TaskManager metrics as the JobManager's REST API reports them."""
+def taskmanager_metrics(cluster: Cluster,
+                        names: list[str] = FRAZIL_TM_METRICS) -> dict[str, dict[str, float]]:
+    """Frazil's per-TaskManager metrics as the JobManager's REST API reports them (a TaskManager
+    the JobManager no longer knows is left out)."""
     found = {}
     for tm in cluster.rest("/taskmanagers")["taskmanagers"]:
-        values = cluster.rest(f"/taskmanagers/{tm['id']}/metrics?get="
-                              + ",".join(FRAZIL_TM_METRICS))
+        try:
+            values = cluster.rest(f"/taskmanagers/{tm['id']}/metrics?get=" + ",".join(names))
+        except OSError:
+            continue
         found[tm["id"]] = {m["id"]: float(m["value"]) for m in values}
     return found
 
@@ -571,9 +586,10 @@ class Inputs:
 
 
 def start_cluster(inputs: Inputs, scenario: str, taskmanagers: int = 2,
-                  extra_jars: list[Path] = (), slots: int = 1) -> Cluster:
+                  extra_jars: list[Path] = (), slots: int = 1,
+                  settings: dict | None = None) -> Cluster:
     home = FlinkHome(inputs.run_dir(scenario), [*inputs.lib_jars(), *extra_jars])
-    home.write_conf(home.conf, slots=slots)
+    home.write_conf(home.conf, slots=slots, extra=settings)
     cluster = Cluster(home)
     cluster.start_jobmanager()
     for i in range(1, taskmanagers + 1):
@@ -637,14 +653,27 @@ def commits_in(metadata: dict) -> tuple[int, int]:
     return len(snapshots), checkpoint
 
 
-def iceberg_commits(warehouse: Path, table: str) -> tuple[int, int]:
-    """(snapshots, last committed checkpoint id) from the Hadoop catalog's newest metadata."""
+def local_table_metadata(warehouse: Path, table: str) -> dict:
+    """The Hadoop catalog's newest metadata JSON of a table ({} before its first version)."""
     metadata = warehouse.joinpath(*table.split(".")) / "metadata"
     try:
         version = int((metadata / "version-hint.text").read_text().strip())
-        return commits_in(json.loads((metadata / f"v{version}.metadata.json").read_text()))
+        return json.loads((metadata / f"v{version}.metadata.json").read_text())
     except (OSError, ValueError):
-        return 0, -1
+        return {}
+
+
+def committed_records(metadata: dict) -> int:
+    """Rows in a table's current snapshot (its summary's total-records), 0 before any."""
+    current = [s for s in metadata.get("snapshots", [])
+               if s["snapshot-id"] == metadata.get("current-snapshot-id")]
+    return int(current[0]["summary"].get("total-records", 0)) if current else 0
+
+
+def iceberg_commits(warehouse: Path, table: str) -> tuple[int, int]:
+    """(snapshots, last committed checkpoint id) from the Hadoop catalog's newest metadata."""
+    metadata = local_table_metadata(warehouse, table)
+    return commits_in(metadata) if metadata else (0, -1)
 
 
 def parquet_files_on_disk(warehouse: Path, table: str) -> int:
@@ -652,7 +681,8 @@ def parquet_files_on_disk(warehouse: Path, table: str) -> int:
 
 
 def wait_between_checkpoints(cluster: Cluster, job_id: str, commits_of, commits: int,
-                             interval_ms: int = 1000, timeout: float = 120) -> dict:
+                             interval_ms: int = 1000, timeout: float = 120,
+                             source_prefix: str = "Source: ids") -> dict:
     """Waits until the table has at least `commits` snapshots, the newest one committing the
     latest completed checkpoint (`commits_of()` returns both), and the job is mid-way between
     checkpoints: none in progress and the last one completed 300 to interval-300 ms ago. The
@@ -673,7 +703,7 @@ def wait_between_checkpoints(cluster: Cluster, job_id: str, commits_of, commits:
                     "latest_completed_checkpoint": latest.get("id")}
             if snapshots >= commits and checkpoint == latest.get("id"):
                 source = [v["status"] for v in cluster.rest(f"/jobs/{job_id}")["vertices"]
-                          if v["name"].startswith("Source: ids")]
+                          if v["name"].startswith(source_prefix)]
                 require(source == ["RUNNING"], f"job {job_id}: the source is {source} after "
                         f"{snapshots} commits (too few rows for this machine's speed)")
                 return {"checkpoints_completed": stats["counts"]["completed"],
@@ -1179,6 +1209,13 @@ def scenario_s3(inputs: Inputs) -> dict:
 def s3_iceberg_commits(cluster: Cluster, port: int, table: str) -> tuple[int, int]:
     """(snapshots, last committed checkpoint id) of a table in the JDBC catalog on SQLite, its
     metadata file read from moto directly (not through the fault proxy)."""
+    metadata = s3_table_metadata(cluster, port, table)
+    return commits_in(metadata) if metadata else (0, -1)
+
+
+def s3_table_metadata(cluster: Cluster, port: int, table: str) -> dict:
+    """The current metadata JSON of a table in the JDBC catalog on SQLite, read from moto at
+    `port` ({} before the table exists or when it cannot be read)."""
     namespace, name = table.split(".")
     try:
         with sqlite3.connect(f"file:{cluster.home.work / 'catalog.db'}?mode=ro", uri=True,
@@ -1186,7 +1223,7 @@ def s3_iceberg_commits(cluster: Cluster, port: int, table: str) -> tuple[int, in
             row = db.execute("SELECT metadata_location FROM iceberg_tables WHERE "
                              "table_namespace = ? AND table_name = ?", (namespace, name)).fetchone()
         if not row:
-            return 0, -1
+            return {}
         key = row[0].removeprefix(f"s3://{S3_BUCKET}/")
         # moto answers an object GET only with some (unchecked) AWS authorization header.
         request = urllib.request.Request(
@@ -1194,9 +1231,9 @@ def s3_iceberg_commits(cluster: Cluster, port: int, table: str) -> tuple[int, in
             headers={"Authorization": "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/s3/"
                                       "aws4_request, SignedHeaders=host, Signature=0"})
         with urllib.request.urlopen(request, timeout=10) as response:
-            return commits_in(json.load(response))
+            return json.load(response)
     except (sqlite3.Error, OSError, ValueError):
-        return 0, -1
+        return {}
 
 
 def scenario_s3_outage(inputs: Inputs) -> dict:
@@ -1269,6 +1306,168 @@ def scenario_s3_outage(inputs: Inputs) -> dict:
             proxy.stop()
 
 
+READ_TM_METRICS = ["frazil.nativeReadFiles", "frazil.nativeReadRowGroups",
+                   "frazil.nativeReadBytes", "frazil.stockReadFiles"]
+READ_FALLBACK_LINE = "Frazil read fallback"
+READ_SOURCE_VERTEX = "Source: read "
+
+
+def wait_native_reads(cluster: Cluster, name: str, timeout: float = 90) -> dict:
+    """Waits until the REST API reports that TaskManager `name` has read a data file natively
+    (frazil.nativeReadFiles > 0); returns every TaskManager's read metrics then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        cluster.check_alive()
+        per_tm = taskmanager_metrics(cluster, READ_TM_METRICS)
+        if per_tm.get(name, {}).get("frazil.nativeReadFiles", 0) > 0:
+            return per_tm
+        require(time.monotonic() < deadline,
+                f"{name} reported no native read within {timeout:.0f} s: {per_tm}")
+        time.sleep(0.5)
+
+
+def check_read_metrics(cluster: Cluster, names: list[str], timeout: float = 90) -> dict:
+    """Polls the REST API until every named TaskManager reports all of Frazil's read metrics
+    with frazil.nativeReadFiles > 0; requires frazil.stockReadFiles == 0 on each."""
+    deadline = time.monotonic() + timeout
+    while True:
+        per_tm = taskmanager_metrics(cluster, READ_TM_METRICS)
+        if all(len(per_tm.get(n, {})) == len(READ_TM_METRICS)
+               and per_tm[n]["frazil.nativeReadFiles"] > 0 for n in names):
+            break
+        require(time.monotonic() < deadline,
+                f"not every TaskManager of {names} reports native reads within "
+                f"{timeout:.0f} s: {per_tm}")
+        time.sleep(1)
+    for n in names:
+        require(per_tm[n]["frazil.stockReadFiles"] == 0,
+                f"{n} read data files with Iceberg's reader: {per_tm[n]}")
+    log("REST read metrics: " + "; ".join(
+        f"{n} {int(m['frazil.nativeReadFiles'])} files, {int(m['frazil.nativeReadRowGroups'])} "
+        f"row groups, {m['frazil.nativeReadBytes'] / 1e6:.1f} MB native, "
+        f"{int(m['frazil.stockReadFiles'])} stock" for n, m in per_tm.items() if n in names))
+    return {n: per_tm[n] for n in names}
+
+
+def subtask_states(cluster: Cluster, job_id: str, vertex_prefix: str) -> dict[str, list[str]]:
+    """{TaskManager resource id: [status of each subtask of the vertex there]}."""
+    found: dict[str, list[str]] = {}
+    for vertex in cluster.rest(f"/jobs/{job_id}")["vertices"]:
+        if vertex["name"].startswith(vertex_prefix):
+            for sub in cluster.rest(f"/jobs/{job_id}/vertices/{vertex['id']}")["subtasks"]:
+                found.setdefault(sub["taskmanager-id"], []).append(sub["status"])
+    return found
+
+
+def read_copy(inputs: Inputs, scenario: str, s3: bool) -> dict:
+    """The read path on the cluster, with a kill -9 mid-read. FlinkSinkJob writes the source
+    table (300,000 rows, 8 data files, Frazil's); IcebergCopyJob reads it with a bounded
+    IcebergSource (FLIP-27: two reader subtasks, a split per file, throttled to 10,000 rows/s
+    each) and appends every row with FlinkSink, a checkpoint and commit every second. Once the
+    TaskManager of reader subtask 0 has read natively (REST metrics) and 2 commits are in,
+    mid-way between two checkpoints with the readers still running, it is killed; a new
+    TaskManager takes over, the readers resume from the checkpointed split positions. The copy
+    must hold every id once (as the source does: both equal the same rows), and the surviving
+    and the new TaskManager must have read natively only (frazil.nativeReadFiles > 0,
+    frazil.stockReadFiles 0, no "Frazil read fallback" line). With `s3` both tables live on moto
+    (S3FileIO, the JDBC catalog of the s3 scenario) and moto's log must show the data files'
+    GETs. One FlinkSink writer: with two, Iceberg 1.11.0's FlinkSink loses the last files of the
+    writer whose reader runs out of splits a checkpoint before the other's (both are keyed by the
+    end-of-input checkpoint id, the second replaces the first in the committer; see
+    IcebergCopyJob), which this scenario hit on moto."""
+    if s3:
+        require(len(inputs.s3_jars) == 2, f"S3 jars missing: {inputs.s3_jars}")
+    # REST metrics at most 1 s old (Flink's default: 10 s), to see reads before the kill.
+    cluster = start_cluster(inputs, scenario, extra_jars=inputs.s3_jars if s3 else (),
+                            settings={"metrics.fetcher.update-interval": 1000})
+    source, target, rows, rate = "db.read_source", "db.read_copy", 300_000, 10_000
+    try:
+        if s3:
+            port = start_moto(cluster.home)
+            catalog = s3_catalog(cluster, port)
+            metadata_of = lambda table: s3_table_metadata(cluster, port, table)  # noqa: E731
+        else:
+            catalog = ["--warehouse", str(cluster.home.warehouse)]
+            metadata_of = lambda table: local_table_metadata(cluster.home.warehouse, table)  # noqa: E731
+        cluster.run_job("write-source", inputs.job_jar, "FlinkSinkJob",
+                        [*catalog, "--table", source, "--rows", str(rows)])
+        source_facts = check_table(cluster, inputs.job_jar, source, rows, catalog=catalog)
+        require(source_facts["data_files"] >= 4,
+                f"source table has {source_facts['data_files']} data files, expected several")
+        before_copy = taskmanager_metrics(cluster, READ_TM_METRICS)
+        require(all(m.get("frazil.nativeReadFiles", 0) == 0 for m in before_copy.values()),
+                f"native reads before the copy job: {before_copy}")
+        started = time.monotonic()
+        job_id = cluster.run_job(
+            scenario, inputs.job_jar, "IcebergCopyJob",
+            [*catalog, "--source", source, "--table", target, "--checkpoint-ms", "1000",
+             "--rows-per-second", str(rate), "--write-parallelism", "1"], detached=True)
+        victim = cluster.taskmanager_of(job_id, READ_SOURCE_VERTEX)
+        wait_native_reads(cluster, victim)
+        moment = wait_between_checkpoints(
+            cluster, job_id, lambda: commits_in(metadata_of(target)), commits=2,
+            source_prefix=READ_SOURCE_VERTEX)
+        committed = committed_records(metadata_of(target))
+        readers = subtask_states(cluster, job_id, READ_SOURCE_VERTEX)
+        at_kill = taskmanager_metrics(cluster, READ_TM_METRICS)
+        cluster.kill_taskmanager(victim)
+        killed_after = time.monotonic() - started
+        moment.update({"seconds_after_submit": round(killed_after, 1),
+                       "rows_committed": committed, "reader_subtasks": readers,
+                       "read_metrics": at_kill})
+        log(f"{victim} ran reader subtask 0; killed {killed_after:.1f} s after submit with "
+            f"{committed} of {rows} rows committed, readers {readers}, read metrics {at_kill}: "
+            f"{moment}")
+        require(0 < committed < rows, f"{committed} rows committed at the kill: not mid-copy")
+        require("RUNNING" in readers.get(victim, []),
+                f"{victim} ran no running reader at the kill: {readers}")
+        replacement = f"taskmanager-{len(cluster.taskmanagers) + 1}"
+        cluster.start_taskmanager(replacement)
+        state = cluster.wait_for_job(job_id, timeout=300)
+        seconds = time.monotonic() - started
+        restarts = cluster.restarts(job_id)
+        log(f"job {job_id}: {state} after {restarts} restart(s), {seconds:.1f} s after submit")
+        require(state == "FINISHED", f"job {job_id} ended {state}")
+        require(restarts >= 1, f"job {job_id} reports {restarts} restarts; the kill went unnoticed")
+        facts = check_table(cluster, inputs.job_jar, target, rows, catalog=catalog)
+        survivors = [n for n in cluster.taskmanagers if n != victim]
+        after = subtask_states(cluster, job_id, READ_SOURCE_VERTEX)
+        require(sorted(after) == sorted(survivors),
+                f"reader subtasks did not end on {survivors}: {after}")
+        metrics = check_read_metrics(cluster, survivors)
+        fallbacks = {}
+        for name in cluster.taskmanagers:
+            text = (cluster.home.log / f"{name}.log").read_text(errors="replace")
+            fallbacks[name] = [line for line in text.splitlines() if READ_FALLBACK_LINE in line]
+        require(not any(fallbacks.values()), f"'{READ_FALLBACK_LINE}' logged: {fallbacks}")
+        result = {"source_table": source_facts, "table": facts, "killed": victim,
+                  "replacement": replacement, "kill_moment": moment, "restarts": restarts,
+                  "copy_job_seconds": round(seconds, 1), "read_metrics": metrics,
+                  "frazil_wrote_lines": check_logs_installed(cluster, survivors)}
+        if s3:
+            moto_log = (cluster.home.log / "moto.out").read_text(errors="replace")
+            # Request lines as werkzeug logs them (206 answers in ANSI colours).
+            gets = len(re.findall(r'GET /[^ "]*/db/read_source/data/[^ "]+\.parquet', moto_log))
+            log(f"moto served {gets} GETs of the source's data files")
+            require(gets >= source_facts["data_files"],
+                    f"moto's log shows {gets} GETs of {source_facts['data_files']} source data "
+                    f"files: not read through S3?")
+            result.update({"s3_source_data_file_gets": gets, "moto": MOTO})
+        return result
+    finally:
+        cluster.stop()
+
+
+def scenario_read(inputs: Inputs) -> dict:
+    """IcebergSource -> FlinkSink copy of a local (Hadoop catalog) table, kill -9 mid-read."""
+    return read_copy(inputs, "read", s3=False)
+
+
+def scenario_read_s3(inputs: Inputs) -> dict:
+    """The read scenario with both tables on moto (S3FileIO, JDBC catalog)."""
+    return read_copy(inputs, "read-s3", s3=True)
+
+
 SCENARIOS = {
     "smoke": scenario_smoke,
     "sinks": scenario_sinks,
@@ -1279,11 +1478,13 @@ SCENARIOS = {
     "no-add-opens-stock": scenario_no_add_opens_stock,
     "s3": scenario_s3,
     "s3-outage": scenario_s3_outage,
+    "read": scenario_read,
+    "read-s3": scenario_read_s3,
 }
 GROUPS = {"all": ["sinks", "failover", "kill-in-checkpoint", "no-add-opens", "bad-native", "s3",
-                  "s3-outage"],
-          # What `make cluster-test FLINK=1.20` runs: the sinks and the kills.
-          "core": ["smoke", "sinks", "failover", "kill-in-checkpoint"]}
+                  "s3-outage", "read", "read-s3"],
+          # What `make cluster-test FLINK=1.20` runs: the sinks, the kills and the read path.
+          "core": ["smoke", "sinks", "failover", "kill-in-checkpoint", "read"]}
 
 
 def main() -> int:

@@ -35,6 +35,7 @@ KINDS = (
     ("whole Flink jobs", "jobs"),
     ("Partition routing", "routing"),
     ("Fan-out cohort", "fan-out"),
+    ("Read cohort", "read"),
 )
 
 # Arguments that say where a run wrote, not what it measured.
@@ -256,7 +257,7 @@ def measured(kind: str, report: Report) -> str:
     cohorts = [name for name, _ in cohort_sections(report)]
     options = run_options(report.facts.get("mode", ""))
     what = kind
-    if kind in ("file-write", "routing") and cohorts:
+    if kind in ("file-write", "routing", "read") and cohorts:
         what = ", ".join(cohorts)
     return f"{what}; `{options}`" if options else what
 
@@ -270,6 +271,7 @@ def index_row(folder: Path) -> Row:
         "jobs": lambda: jobs_headline(report),
         "routing": lambda: routing_headline(report),
         "fan-out": lambda: fanout_headline(report, folder),
+        "read": lambda: file_write_headline(report),
     }[kind]()
     return Row(
         folder=folder.name,

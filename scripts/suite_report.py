@@ -8,9 +8,11 @@ Reads surefire's TEST-<class>.xml and <class>-output.txt (default java-bridge/ta
 surefire-reports): tests run, failed, errors, skipped and time per class, plus the line
 InstallFrazilForTests prints as each fork (one test class) ends, "Frazil data files written
 natively: N, delegated to Iceberg's writer: M", the proof that the class wrote through Frazil;
-lists the test methods the excludes file keeps from running, each with the reason written above it.
-Prints markdown; --out also writes it to FILE. --check exits 1 on any failure or error, on a class
-whose fork left output but no report (killed or crashed), or when no data file was native.
+and the line after it, "Frazil data files read natively: N, read by Iceberg's reader: M", the
+proof that the class read through Frazil's native reader; lists the test methods the excludes file
+keeps from running, each with the reason written above it. Prints markdown; --out also writes it
+to FILE. --check exits 1 on any failure or error, on a class whose fork left output but no report
+(killed or crashed), or when no data file was written or read natively.
 Python 3.11 standard library only.
 """
 
@@ -27,15 +29,18 @@ from pathlib import Path
 COUNTS = re.compile(
     r"Frazil data files written natively: (\d+), delegated to Iceberg's writer: (\d+)"
 )
+READ_COUNTS = re.compile(
+    r"Frazil data files read natively: (\d+), read by Iceberg's reader: (\d+)"
+)
 TESTS_JAR = re.compile(r"[^:/]*iceberg-flink-[^:/]*-tests\.jar")
 PREFIX = "org.apache.iceberg.flink."
 
 
-def frazil_counts(output_txt: Path) -> tuple[int, int] | None:
-    """(native, stock) from the fork's counts line, or None when it printed none."""
+def frazil_counts(output_txt: Path, pattern: re.Pattern = COUNTS) -> tuple[int, int] | None:
+    """(native, stock) from the fork's last line matching pattern, or None when it printed none."""
     if not output_txt.exists():
         return None
-    found = COUNTS.findall(output_txt.read_text(errors="replace"))
+    found = pattern.findall(output_txt.read_text(errors="replace"))
     return (int(found[-1][0]), int(found[-1][1])) if found else None
 
 
@@ -58,6 +63,7 @@ def read_class(xml_path: Path) -> dict:
         "skipped": int(suite.get("skipped", 0)),
         "time": float(suite.get("time") or 0),
         "counts": frazil_counts(xml_path.with_name(f"{name}-output.txt")),
+        "reads": frazil_counts(xml_path.with_name(f"{name}-output.txt"), READ_COUNTS),
         "problems": problems,
         "tests_jar": jars[0] if jars else None,
     }
@@ -95,29 +101,38 @@ def render(
     total = {k: sum(c[k] for c in classes) for k in keys}
     native = sum(c["counts"][0] for c in classes if c["counts"])
     stock = sum(c["counts"][1] for c in classes if c["counts"])
+    read_native = sum(c["reads"][0] for c in classes if c["reads"])
+    read_stock = sum(c["reads"][1] for c in classes if c["reads"])
     jars = sorted({c["tests_jar"] for c in classes if c["tests_jar"]})
     lines = [
-        "# Iceberg's own Flink writer/sink test classes, run with Frazil installed",
+        "# Iceberg's own Flink test classes (writers, sinks, readers, sources), run with Frazil "
+        "installed",
         "",
         f"`make iceberg-suites` at commit `{git_head()}`: the classes of "
         f"{', '.join(f'`{j}`' for j in jars) or 'the iceberg-flink tests jar'}, unchanged, one JVM "
-        "per class (java-bridge/pom.xml, profile `iceberg-suites`). Native/stock files: data files "
-        "Frazil wrote natively / delegated to Iceberg's writer in that class's JVM.",
+        "per class (java-bridge/pom.xml, profile `iceberg-suites`). Written native/stock: data files "
+        "Frazil wrote natively / delegated to Iceberg's writer in that class's JVM; read "
+        "native/stock: Parquet data files Frazil's reader decoded natively / handed to Iceberg's "
+        "reader (a per-file fallback).",
         "",
-        "| Class | Run | Failed | Errors | Skipped | Time (s) | Native files | Stock files |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| Class | Run | Failed | Errors | Skipped | Time (s) | Written native | Written stock "
+        "| Read native | Read stock |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in classes:
         n, s = c["counts"] if c["counts"] else ("—", "—")
-        cells = [c["name"].removeprefix(PREFIX), *(c[k] for k in keys), f"{c['time']:.1f}", n, s]
+        rn, rs = c["reads"] if c["reads"] else ("—", "—")
+        cells = [c["name"].removeprefix(PREFIX), *(c[k] for k in keys), f"{c['time']:.1f}"]
+        cells += [n, s, rn, rs]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     total_time = sum(c["time"] for c in classes)
     cells = [f"**Total ({len(classes)} classes)**", *total.values(), f"{total_time:.1f}"]
-    lines.append("| " + " | ".join(map(str, [*cells, native, stock])) + " |")
+    lines.append("| " + " | ".join(map(str, [*cells, native, stock, read_native, read_stock])) + " |")
     lines += [
         "",
         f"Frazil data files written natively: {native}, delegated to Iceberg's writer: {stock} "
         "(sum of the per-class lines).",
+        f"Frazil data files read natively: {read_native}, read by Iceberg's reader: {read_stock}.",
         "",
         "Time is surefire's per-class time; each class also pays a JVM start-up of a few seconds.",
     ]
@@ -131,12 +146,16 @@ def render(
         f"Load average when the report was written (1/5/15 min): {load}; anything else running on "
         "the machine inflates the times."
     )
-    silent = [c["name"].removeprefix(PREFIX) for c in classes if c["counts"] == (0, 0)]
+    silent = [
+        c["name"].removeprefix(PREFIX)
+        for c in classes
+        if c["counts"] == (0, 0) and c["reads"] in (None, (0, 0))
+    ]
     if silent:
         lines += [
             "",
-            "Classes in which no data file reached Frazil's hook (their tables are Avro or ORC, "
-            "or they write no data file), so they pass without exercising Frazil: "
+            "Classes in which no data file reached Frazil's hooks (their tables are Avro or ORC, "
+            "or they write and read no data file), so they pass without exercising Frazil: "
             + ", ".join(silent) + ".",
         ]
     if excluded:
@@ -177,10 +196,11 @@ def main() -> int:
     if args.check:
         bad = sum(c["failed"] + c["errors"] for c in classes)
         native = sum(c["counts"][0] for c in classes if c["counts"])
+        native += sum(c["reads"][0] for c in classes if c["reads"])
         if bad or missing or not classes or native == 0:
             print(
                 f"iceberg-suites: {len(classes)} classes, {bad} failed or errors, "
-                f"{len(missing)} without a report, {native} native data files",
+                f"{len(missing)} without a report, {native} data files written or read natively",
                 file=sys.stderr,
             )
             return 1

@@ -22,9 +22,11 @@
 //! * [`options`] — `write.parquet.*` properties → arrow-rs `WriterProperties`.
 //! * [`writer`] — [`writer::NativeParquetWriter`], the encoder façade.
 //! * [`pipeline`] — the caller's batches kept until encoded, while it fills the next ones.
-//! * [`encoder`] — row groups encoded column by column on the encoder threads.
-//! * [`page_compression`] — pages of large text columns compressed in parallel on the encoder
-//!   threads, the bytes arrow-rs would write.
+//! * [`encoder`] — row groups encoded column by column on the encoder threads (`encoder/`: the
+//!   row-group decisions, the column lanes, the row-group close).
+//! * [`page_compression`] — Zstd pages compressed by Frazil, large text columns' pages in
+//!   parallel on the encoder threads, the bytes arrow-rs would write (`page_compression/`: the
+//!   plan, the page store, a chunk's pages, a page's bytes, the splice).
 //! * [`pool`] — the process-wide encoder threads.
 //! * [`stats`] — footer and writer-side facts for Iceberg metrics.
 //! * [`dictionary`] — parquet-java's keep-or-drop dictionary rule, per column.

@@ -19,7 +19,7 @@ pub mod ranges;
 
 use std::sync::Arc;
 
-use arrow::array::{Array, StructArray};
+use arrow::array::StructArray;
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
@@ -182,9 +182,4 @@ impl NativeParquetReader {
 /// The struct type a projected schema's batches are exported as.
 pub fn batch_type(schema: &Schema) -> DataType {
     DataType::Struct(schema.fields().clone())
-}
-
-/// Rows in an exported batch.
-pub fn batch_rows(batch: &StructArray) -> usize {
-    batch.len()
 }

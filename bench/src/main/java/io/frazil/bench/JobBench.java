@@ -311,7 +311,7 @@ public final class JobBench implements Callable<Integer> {
    * The writer loggers {@link Guards#loggingIsQuiet()} checks are not touched; Iceberg's commit
    * retries ({@code org.apache.iceberg.util.Tasks}) stay visible.
    */
-  private static void quietFlinkRuntimeLoggers() {
+  static void quietFlinkRuntimeLoggers() {
     for (String name :
         List.of(
             "org.apache.flink.runtime.checkpoint.CheckpointFailureManager",

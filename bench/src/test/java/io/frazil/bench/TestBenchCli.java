@@ -76,6 +76,9 @@ class TestBenchCli {
     assertEquals(2, status(new FanoutBench(), "--out", "x", "--heap", "lots"));
     assertEquals(2, status(new FanoutTrial(), "--arm", "both", "--partitions", "1"));
     assertEquals(2, status(new FanoutTrial(), "--arm", "stock"));
+    assertEquals(2, status(new ReadBench(), "--out", "x", "--cells", "scan,sort"));
+    assertEquals(2, status(new ReadBench(), "--out", "x", "--jobs", "copy,merge"));
+    assertEquals(2, status(new ReadBench(), "--out", "x", "--rss-heap", "lots"));
     for (Callable<Integer> command :
         List.of(
             new FileWriteBench(),
@@ -83,6 +86,7 @@ class TestBenchCli {
             new JobBench(),
             new FanoutBench(),
             new FanoutTrial(),
+            new ReadBench(),
             new Soak())) {
       assertEquals(0, status(command, "--help"), command.getClass().getSimpleName());
     }
@@ -150,5 +154,33 @@ class TestBenchCli {
     assertEquals(bench.warmupRows, trial.warmupRows);
     assertEquals(7L, trial.seed);
     assertEquals(Path.of("/t"), trial.tmp);
+  }
+
+  @Test
+  void readDefaultsAndSmoke() {
+    ReadBench full = parse(new ReadBench(), "--out", "x");
+    full.resolve();
+    assertEquals(List.of(262_144, 2_000_000), full.rows);
+    assertEquals(Map.of(2_000_000, 3), full.repsAt);
+    assertEquals(List.of("bid", "wide", "nested"), full.schemas);
+    assertEquals(List.of("scan", "project", "filtered"), full.cells);
+    assertEquals(List.of("source-discard", "copy"), full.jobs);
+    assertEquals(2_000_000, full.jobRows);
+    assertEquals(2, full.rssTrials);
+    assertEquals("2g", full.rssHeap);
+
+    ReadBench smoke = parse(new ReadBench(), "--smoke --out x --cells project --jobs none");
+    smoke.resolve();
+    assertEquals(List.of(20_000), smoke.rows);
+    assertEquals(1, smoke.warmups);
+    assertEquals(2, smoke.reps);
+    assertEquals(Map.of(), smoke.repsAt);
+    assertEquals(List.of("project"), smoke.cells);
+    assertEquals(List.of(), smoke.jobs);
+    assertEquals(20_000, smoke.jobRows);
+    assertEquals(0, smoke.jobWarmupPairs);
+    assertEquals(1, smoke.rssTrials);
+    assertEquals("512m", smoke.rssHeap);
+    assertEquals(200, smoke.checkpointMs);
   }
 }

@@ -23,8 +23,9 @@ import org.apache.iceberg.shaded.org.apache.parquet.format.Util;
 /**
  * Reads a table back and prints one JSON line of facts about it: rows, ids missing, duplicated or
  * unexpected, rows whose columns differ from {@link Rows#values}, data files and the {@code
- * created_by} of each file's Parquet footer, snapshots. Exits 1 unless the table holds exactly the
- * expected rows. Run with the cluster's lib/ and the job jar on the class path:
+ * created_by} of each file's Parquet footer, snapshots; the first 20 ranges of missing ids. Exits 1
+ * unless the table holds exactly the expected rows. Run with the cluster's lib/ and the job jar on
+ * the class path:
  *
  * <pre>
  * --warehouse DIR --table db.t --count N [--start 0] [--step 1] [--list-files false]
@@ -75,9 +76,20 @@ public final class TableCheck {
     }
     long missing = 0;
     long duplicated = 0;
-    for (int n : seen) {
+    StringBuilder missingRanges = new StringBuilder();
+    int ranges = 0;
+    for (int k = 0; k < count; k++) {
+      int n = seen[k];
       missing += n == 0 ? 1 : 0;
       duplicated += n > 1 ? n - 1 : 0;
+      if (n == 0 && (k == 0 || seen[k - 1] != 0) && ranges < 20) {
+        int end = k;
+        while (end + 1 < count && seen[end + 1] == 0) {
+          end++;
+        }
+        missingRanges.append(ranges++ == 0 ? "" : " ").append(start + k * step);
+        missingRanges.append('-').append(start + end * step);
+      }
     }
 
     Map<String, Integer> createdBy = new TreeMap<>();
@@ -108,6 +120,7 @@ public final class TableCheck {
     field(json, "rows", rows);
     field(json, "missing_ids", missing);
     field(json, "duplicate_rows", duplicated);
+    field(json, "missing_id_ranges", missing == 0 ? null : missingRanges.toString());
     field(json, "unexpected_rows", unexpected);
     field(json, "mismatched_rows", mismatched);
     field(json, "first_mismatch", firstMismatch);

@@ -1,9 +1,10 @@
 package io.frazil.flink;
 
-import io.frazil.flink.metrics.FrazilMetrics;
+import io.frazil.flink.metrics.ReadMetrics;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.read.NativeRowReader;
 import io.frazil.read.ReadCounters;
+import io.frazil.read.ReadListener;
 import io.frazil.read.ReadSettings;
 import io.frazil.read.vector.UnsupportedReadException;
 import java.io.IOException;
@@ -131,11 +132,12 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
 
   @Override
   public CloseableIterable<RowData> build() {
-    // Registers the TaskManager's gauges (read counts among them) when this is a task thread.
-    FrazilMetrics.forCurrentThread();
+    // The counters of the task this read runs for (a task or split fetcher thread), which also
+    // registers the TaskManager's gauges.
+    ReadListener listener = ReadMetrics.forCurrentThread();
     String reason = stockReason();
     if (reason != null) {
-      return stock(reason, reason + ": " + stockDetail(reason));
+      return stock(listener, reason, reason + ": " + stockDetail(reason));
     }
     ReadSettings settings =
         new ReadSettings(
@@ -149,11 +151,11 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
             reuseContainers,
             properties,
             BATCH_ROWS);
-    return new NativeIterable(settings);
+    return new NativeIterable(settings, listener);
   }
 
-  private CloseableIterable<RowData> stock(String reason, String message) {
-    ReadCounters.stockFile(reason);
+  private CloseableIterable<RowData> stock(ReadListener listener, String reason, String message) {
+    listener.stockFile(reason);
     LogOnce.info(
         "read-" + reason,
         "Frazil read fallback: Iceberg's reader reads such files (" + message + ")");
@@ -225,21 +227,38 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
   /** Opens the file natively at {@code iterator()}, or Iceberg's reader for what it cannot read. */
   private final class NativeIterable implements CloseableIterable<RowData> {
     private final ReadSettings settings;
+    private final ReadListener listener;
     private final List<CloseableIterator<RowData>> opened = new ArrayList<>();
     private CloseableIterable<RowData> stock = null;
 
-    NativeIterable(ReadSettings settings) {
+    NativeIterable(ReadSettings settings, ReadListener listener) {
       this.settings = settings;
+      this.listener = listener;
     }
 
     @Override
     public CloseableIterator<RowData> iterator() {
       CloseableIterator<RowData> rows;
       try {
-        rows = NativeRowReader.open(file, settings);
+        rows = NativeRowReader.open(file, settings, listener);
       } catch (UnsupportedReadException e) {
         if (stock == null) {
-          stock = stock(e.reason(), e.getMessage());
+          stock = stock(listener, e.reason(), e.getMessage());
+        }
+        rows = stock.iterator();
+      } catch (LinkageError e) {
+        // A class the read path links against is missing or different (a packaging problem:
+        // the runtime jar's parquet-java relocation, say). Nothing was left open; Iceberg's
+        // reader still reads the file, and the warning names the class.
+        if (stock == null) {
+          listener.stockFile("linkage");
+          LogOnce.warn(
+              "read-linkage",
+              "Frazil read fallback: the native read path cannot link ("
+                  + e
+                  + "); Iceberg's reader reads data files",
+              e);
+          stock = delegate.build();
         }
         rows = stock.iterator();
       }

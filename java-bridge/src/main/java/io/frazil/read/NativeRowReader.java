@@ -21,6 +21,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.iceberg.exceptions.RuntimeIOException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.SeekableInputStream;
@@ -49,6 +50,7 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
   private final NativeParquetReader decoder;
   private final VectorSchemaRoot root;
   private final RowConverter converter;
+  private final ReadListener listener;
   private final ColumnarRowData reused;
   private byte[] fetchBuffer;
 
@@ -69,7 +71,8 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       BufferAllocator allocator,
       NativeParquetReader decoder,
       VectorSchemaRoot root,
-      RowConverter converter) {
+      RowConverter converter,
+      ReadListener listener) {
     this.file = file;
     this.stream = stream;
     this.plan = plan;
@@ -78,14 +81,16 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
     this.decoder = decoder;
     this.root = root;
     this.converter = converter;
+    this.listener = listener;
     this.reused = settings.reuseContainers ? new ColumnarRowData() : null;
   }
 
   /**
    * Opens {@code file} for {@code settings}; throws {@link UnsupportedReadException}, before any
-   * row is read and with everything released, when the file must be read by Iceberg's reader.
+   * row is read and with everything released, when the file must be read by Iceberg's reader. What
+   * it reads is counted into {@code listener}.
    */
-  public static NativeRowReader open(InputFile file, ReadSettings settings)
+  public static NativeRowReader open(InputFile file, ReadSettings settings, ReadListener listener)
       throws UnsupportedReadException {
     SeekableInputStream stream = file.newStream();
     BufferAllocator allocator = null;
@@ -110,8 +115,9 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       RowConverter converter =
           RowConverter.root(
               settings.projection.asStruct(), plan.projection, fields, settings.idToConstant);
-      ReadCounters.fileOpened();
-      return new NativeRowReader(file, stream, plan, settings, allocator, decoder, root, converter);
+      listener.fileOpened();
+      return new NativeRowReader(
+          file, stream, plan, settings, allocator, decoder, root, converter, listener);
     } catch (UnsupportedReadException | Error e) {
       closeAll(e, root, decoder, allocator, stream);
       throw e;
@@ -219,7 +225,7 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       fetch(range[0], Math.toIntExact(range[1]));
     }
     decoder.startRowGroup(next.getOrdinal(), plan.leaves);
-    ReadCounters.rowGroupRead();
+    listener.rowGroupRead();
   }
 
   /**
@@ -276,7 +282,7 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       decoder.appendRange(fetchBuffer, n);
       left -= n;
     }
-    ReadCounters.bytesFetched(length);
+    listener.bytesFetched(length);
   }
 
   @Override
@@ -326,6 +332,11 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
   }
 
   private static RuntimeException wrap(InputFile file, RuntimeException e) {
+    if (e instanceof ValidationException) {
+      // Raised by Iceberg's own classes planning the read (a filter naming no column, say),
+      // exactly as Iceberg's reader raises it: callers and Iceberg's tests expect that type.
+      return e;
+    }
     if (e instanceof NativeReaderException
         && e.getMessage() != null
         && e.getMessage().contains(file.location())) {

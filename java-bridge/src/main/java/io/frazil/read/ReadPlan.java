@@ -36,16 +36,13 @@ final class ReadPlan {
     "parquet.crypto.factory.class"
   };
 
-  final MessageType fileSchema;
   final MessageType projection;
   final List<BlockMetaData> rowGroups;
 
   /** The projection's leaf columns as indexes of the file's leaves (native code's numbering). */
   final int[] leaves;
 
-  private ReadPlan(
-      MessageType fileSchema, MessageType projection, List<BlockMetaData> rowGroups, int[] leaves) {
-    this.fileSchema = fileSchema;
+  private ReadPlan(MessageType projection, List<BlockMetaData> rowGroups, int[] leaves) {
     this.projection = projection;
     this.rowGroups = rowGroups;
     this.leaves = leaves;
@@ -97,7 +94,7 @@ final class ReadPlan {
           selected.add(rowGroup);
         }
       }
-      return new ReadPlan(fileSchema, projection, selected, leaves(fileSchema, projection));
+      return new ReadPlan(projection, selected, leaves(fileSchema, projection));
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.flink.metrics.FrazilMetrics;
 import io.frazil.iceberg.MemoryBudget;
+import io.frazil.read.ReadCounters;
 import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
@@ -27,6 +29,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.test.junit5.InjectClusterRESTAddress;
@@ -36,6 +39,8 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.IcebergSink;
+import org.apache.iceberg.flink.source.IcebergSource;
+import org.apache.iceberg.flink.source.StreamingStartingStrategy;
 import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
 import org.apache.iceberg.relocated.com.google.common.collect.Maps;
 import org.junit.jupiter.api.Test;
@@ -43,8 +48,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Frazil's metrics, read back through Flink's REST API while the writing job still runs, equal the
- * committed table's facts: per writer task (summed over subtasks) and per TaskManager.
+ * Frazil's metrics, read back through Flink's REST API while the writing (or reading) job still
+ * runs, equal the committed table's facts: per writer or source task (summed over subtasks) and per
+ * TaskManager.
  */
 public class TestFlinkMetrics {
   private static final Duration TIME_LIMIT = Duration.ofSeconds(90);
@@ -164,6 +170,79 @@ public class TestFlinkMetrics {
     } finally {
       cancel(job);
     }
+  }
+
+  @Test
+  public void nativeReadsAreCountedPerSourceTaskAndPerTaskManager(
+      @InjectClusterRESTAddress URI rest) throws Exception {
+    Table table =
+        FlinkJobs.createTable(warehouse, "read", JobTables.Partitioning.IDENTITY, 2, Map.of());
+    JobClient writeJob = startJob("read");
+    List<DataFile> files;
+    try {
+      files = List.copyOf(FlinkJobs.files(awaitCommitted(table)).dataFiles);
+    } finally {
+      cancel(writeJob);
+    }
+    table.refresh();
+    List<DataFile> committed = List.copyOf(FlinkJobs.files(table).dataFiles);
+    long readBefore = ReadCounters.nativeFiles();
+    // Streaming, so the job (and its task metrics) stays up after the table scan is read. The
+    // IcebergSource reads on split fetcher threads, not on its task's thread.
+    JobClient readJob = startReadJob("read");
+    try {
+      String files_ = metric(FrazilMetrics.NATIVE_READ_FILES);
+      String rowGroups_ = metric(FrazilMetrics.NATIVE_READ_ROW_GROUPS);
+      String bytes_ = metric(FrazilMetrics.NATIVE_READ_BYTES);
+      String stock_ = metric(FrazilMetrics.STOCK_READ_FILES);
+      Map<String, Double> task =
+          awaitTaskMetrics(
+              rest,
+              readJob,
+              List.of(files_, rowGroups_, bytes_, stock_),
+              m -> m.getOrDefault(files_, 0.0) >= committed.size());
+      assertThat(files).isNotEmpty();
+      assertThat(task.get(files_)).isEqualTo((double) committed.size());
+      // Each of these small files is one row group.
+      assertThat(task.get(rowGroups_)).isEqualTo((double) committed.size());
+      assertThat(task.get(bytes_)).isPositive();
+      assertThat(task.get(bytes_))
+          .isLessThanOrEqualTo(
+              (double) committed.stream().mapToLong(DataFile::fileSizeInBytes).sum());
+      assertThat(task.get(stock_)).isZero();
+      assertThat(ReadCounters.nativeFiles() - readBefore).isEqualTo(committed.size());
+
+      Map<String, Double> taskManager =
+          awaitTaskManagerMetrics(
+              rest,
+              List.of(files_, rowGroups_, bytes_, stock_),
+              m -> m.getOrDefault(files_, -1.0) == ReadCounters.nativeFiles());
+      assertThat(taskManager.get(rowGroups_)).isEqualTo((double) ReadCounters.nativeRowGroups());
+      assertThat(taskManager.get(bytes_)).isEqualTo((double) ReadCounters.bytesFetched());
+    } finally {
+      cancel(readJob);
+    }
+  }
+
+  /**
+   * Reads the table with a streaming IcebergSource (table scan, then new snapshots), discarding.
+   */
+  private JobClient startReadJob(String tableName) throws Exception {
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    IcebergSource<RowData> source =
+        IcebergSource.forRowData()
+            .tableLoader(FlinkJobs.tableLoader(warehouse, tableName))
+            .streaming(true)
+            .streamingStartingStrategy(StreamingStartingStrategy.TABLE_SCAN_THEN_INCREMENTAL)
+            .monitorInterval(Duration.ofSeconds(1))
+            .build();
+    env.fromSource(
+            source,
+            WatermarkStrategy.noWatermarks(),
+            "iceberg " + tableName,
+            InternalTypeInfo.of(FlinkJobs.ROW_TYPE))
+        .sinkTo(new DiscardingSink<>());
+    return env.executeAsync("read " + tableName);
   }
 
   private static String metric(String name) {

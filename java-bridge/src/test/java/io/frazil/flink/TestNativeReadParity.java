@@ -205,6 +205,31 @@ class TestNativeReadParity {
   }
 
   @Test
+  void filterColumnNamesFollowCaseSensitivityAsInIceberg() throws IOException {
+    Schema schema =
+        new Schema(
+            required(1, "id", Types.LongType.get()), optional(2, "s", Types.StringType.get()));
+    List<RowData> rows = new ArrayList<>();
+    for (long i = 0; i < 1_000; i++) {
+      rows.add(org.apache.flink.table.data.GenericRowData.of(i, StringData.fromString("v" + i)));
+    }
+    InputFile input = Files.localInput(write(schema, rows, true, ImmutableMap.of()));
+    assertSameRows(
+        input,
+        schema,
+        builder -> builder.filter(Expressions.lessThan("ID", 10L)).caseSensitive(false));
+    // Case-sensitive, "ID" names no column: the same exception type and message as Iceberg's.
+    Consumer<ReadBuilder<RowData, RowType>> sensitive =
+        builder -> builder.filter(Expressions.lessThan("ID", 10L)).caseSensitive(true);
+    assertThatThrownBy(() -> read(stockBuilder(input), schema, sensitive))
+        .isInstanceOf(org.apache.iceberg.exceptions.ValidationException.class)
+        .hasMessageContaining("Cannot find field 'ID'");
+    assertThatThrownBy(() -> readNative(input, schema, sensitive))
+        .isInstanceOf(org.apache.iceberg.exceptions.ValidationException.class)
+        .hasMessageContaining("Cannot find field 'ID'");
+  }
+
+  @Test
   void corruptAndTruncatedFilesFailWithTheFileNamedAndNothingLeft() throws IOException {
     Schema schema = ParitySchemas.PRIMITIVES;
     List<RowData> rows = new RowDataGenerator(3, 0.1).rows(schema, 2_000);

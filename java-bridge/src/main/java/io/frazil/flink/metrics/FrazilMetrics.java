@@ -78,16 +78,16 @@ public final class FrazilMetrics {
   /** Per TaskManager only: how often memory pressure began. */
   public static final String MEMORY_PRESSURE_EPISODES = "memoryPressureEpisodes";
 
-  /** Data files the native reader opened (process). */
+  /** Data files the native reader opened (per task: {@link ReadMetrics}). */
   public static final String NATIVE_READ_FILES = "nativeReadFiles";
 
-  /** Row groups the native reader decoded (process). */
+  /** Row groups the native reader decoded. */
   public static final String NATIVE_READ_ROW_GROUPS = "nativeReadRowGroups";
 
-  /** Column-chunk bytes fetched for native decoding (process). */
+  /** Column-chunk bytes fetched for native decoding. */
   public static final String NATIVE_READ_BYTES = "nativeReadBytes";
 
-  /** Data files read by Iceberg's reader (process; by reason under {@code fallback.read.*}). */
+  /** Data files read by Iceberg's reader (by reason under {@code fallback.read.*}). */
   public static final String STOCK_READ_FILES = "stockReadFiles";
 
   private static final Logger LOG = LoggerFactory.getLogger(FrazilMetrics.class);
@@ -99,6 +99,9 @@ public final class FrazilMetrics {
   private static final LongAdder STOCK_FILES = new LongAdder();
   private static final LongAdder STOCK_ROW_COUNT = new LongAdder();
   private static final Map<String, LongAdder> STOCK_BY_REASON = new ConcurrentHashMap<>();
+
+  /** Read fallback reasons seen by this process (their counts are in ReadCounters). */
+  private static final Set<String> READ_REASONS = ConcurrentHashMap.newKeySet();
 
   /** TaskManager groups seen, each with the fallback reasons registered in it (under LOCK). */
   private static final Map<TaskManagerMetricGroup, Set<String>> TASK_MANAGERS = new WeakHashMap<>();
@@ -240,7 +243,7 @@ public final class FrazilMetrics {
     }
   }
 
-  private static void registerTaskManager(TaskManagerMetricGroup taskManager) {
+  static void registerTaskManager(TaskManagerMetricGroup taskManager) {
     synchronized (LOCK) {
       if (taskManager == null || TASK_MANAGERS.containsKey(taskManager)) {
         return;
@@ -266,6 +269,33 @@ public final class FrazilMetrics {
       for (String reason : STOCK_BY_REASON.keySet()) {
         registerReason(taskManager, reasons, reason);
       }
+      for (String reason : READ_REASONS) {
+        registerReadReason(taskManager, reasons, reason);
+      }
+    }
+  }
+
+  /** Registers a read fallback reason's gauge with every TaskManager, the first time it occurs. */
+  static void registerReadReasonWithTaskManagers(String reason) {
+    if (!READ_REASONS.add(reason)) {
+      return;
+    }
+    synchronized (LOCK) {
+      for (Map.Entry<TaskManagerMetricGroup, Set<String>> entry : TASK_MANAGERS.entrySet()) {
+        registerReadReason(entry.getKey(), entry.getValue(), reason);
+      }
+    }
+  }
+
+  private static void registerReadReason(
+      TaskManagerMetricGroup taskManager, Set<String> registered, String reason) {
+    // One set per TaskManager for both halves: read reasons are kept under their group's name.
+    if (registered.add(ReadMetrics.READ_GROUP + "." + reason)) {
+      taskManager
+          .addGroup(GROUP)
+          .addGroup(FALLBACK_GROUP)
+          .addGroup(ReadMetrics.READ_GROUP)
+          .gauge(reason, (Gauge<Long>) () -> ReadCounters.stockFiles(reason));
     }
   }
 
@@ -291,7 +321,7 @@ public final class FrazilMetrics {
     return adder::sum;
   }
 
-  private static void logRegistrationOnce(String message) {
+  static void logRegistrationOnce(String message) {
     if (!loggedRegistration) {
       loggedRegistration = true;
       LOG.info("{} (logged once)", message);

@@ -27,6 +27,9 @@ final class TaskMetricGroups {
   /** Reads a thread's Runnable, or null when this JVM does not let us. */
   private static final RunnableReader READER = reader();
 
+  /** How Flink's SplitFetcherManager names a source's fetcher threads (THREAD_NAME_PREFIX). */
+  static final String FETCHER_PREFIX = "Source Data Fetcher for ";
+
   private static volatile boolean loggedNoTask = false;
 
   private TaskMetricGroups() {}
@@ -36,7 +39,10 @@ final class TaskMetricGroups {
     return of(Thread.currentThread());
   }
 
-  /** The metric group of the Flink task that {@code thread} runs, or empty. */
+  /**
+   * The metric group of the Flink task that {@code thread} runs, or, for a FLIP-27 source's split
+   * fetcher thread, of the task that owns the fetcher; or empty.
+   */
   static Optional<TaskMetricGroup> of(Thread thread) {
     if (READER == null) {
       return Optional.empty();
@@ -46,7 +52,8 @@ final class TaskMetricGroups {
       if (runnable instanceof Task) {
         return Optional.ofNullable(((Task) runnable).getMetricGroup());
       }
-      return Optional.empty();
+      Task owner = fetcherOwner(thread);
+      return owner == null ? Optional.empty() : Optional.ofNullable(owner.getMetricGroup());
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       if (!loggedNoTask) {
         loggedNoTask = true;
@@ -56,6 +63,35 @@ final class TaskMetricGroups {
       }
       return Optional.empty();
     }
+  }
+
+  /**
+   * The task whose source reader started {@code thread}, when it is a split fetcher thread.
+   *
+   * <p>A FLIP-27 source (the IcebergSource) reads its splits on fetcher threads, which Flink's
+   * SplitFetcherManager names {@value #FETCHER_PREFIX} + the task thread's name, and which the task
+   * thread creates, so they share its thread group. The task is the thread of that group with that
+   * name whose Runnable is a Task. Two tasks of the same name in one process (the same job twice in
+   * a MiniCluster) cannot be told apart: the first found is taken.
+   */
+  private static Task fetcherOwner(Thread thread) throws ReflectiveOperationException {
+    String name = thread.getName();
+    ThreadGroup group = thread.getThreadGroup();
+    if (!name.startsWith(FETCHER_PREFIX) || group == null) {
+      return null;
+    }
+    String taskThreadName = name.substring(FETCHER_PREFIX.length());
+    Thread[] threads = new Thread[group.activeCount() + 16];
+    int count = group.enumerate(threads, false);
+    for (int i = 0; i < count; i++) {
+      if (threads[i] != thread && taskThreadName.equals(threads[i].getName())) {
+        Object runnable = READER.read(threads[i]);
+        if (runnable instanceof Task) {
+          return (Task) runnable;
+        }
+      }
+    }
+    return null;
   }
 
   /** True when this JVM lets Frazil read a thread's Runnable (tests). */
