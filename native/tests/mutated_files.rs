@@ -16,7 +16,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
 use frazil::options::WriterOptions;
-use frazil::reader::NativeParquetReader;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, GzipLevel, ZstdLevel};
 use parquet::file::metadata::ParquetMetaDataReader;
@@ -24,6 +23,7 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use common::columns::*;
 use common::files::write_file;
+use common::native_read::{footer_range, read_natively};
 use common::schema_of;
 
 fn sample() -> (SchemaRef, RecordBatch) {
@@ -132,15 +132,6 @@ impl Rng {
     }
 }
 
-fn footer_range(bytes: &[u8]) -> Option<(usize, usize)> {
-    let n = bytes.len();
-    if n < 12 || &bytes[n - 4..] != b"PAR1" {
-        return None;
-    }
-    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
-    (len + 12 <= n).then(|| (n - 8 - len, n - 8))
-}
-
 fn mutate(original: &[u8], rng: &mut Rng) -> (&'static str, Vec<u8>) {
     let mut bytes = original.to_vec();
     let n = bytes.len();
@@ -214,43 +205,7 @@ fn mutate(original: &[u8], rng: &mut Rng) -> (&'static str, Vec<u8>) {
 
 /// Reads `bytes` as the Java side does; `Err` carries the first error.
 fn read_all(bytes: &[u8]) -> Result<usize, String> {
-    let (start, end) = footer_range(bytes).ok_or("no footer")?;
-    let footer = &bytes[start..end];
-    let mut reader =
-        NativeParquetReader::open(footer, bytes.len() as u64, 97).map_err(|e| e.to_string())?;
-    // Java takes the chunk ranges from parquet-java's view of the same footer.
-    let meta = ParquetMetaDataReader::decode_metadata(footer).map_err(|e| e.to_string())?;
-    let leaves: Vec<usize> = (0..reader.leaf_columns()).collect();
-    reader
-        .projected_schema(&leaves)
-        .map_err(|e| e.to_string())?;
-    let mut rows = 0;
-    for row_group in 0..reader.row_groups() {
-        let rg = meta.row_group(row_group);
-        for column in rg.columns() {
-            // Not byte_range(): it panics on a negative start, which Java refuses instead.
-            let start = column
-                .dictionary_page_offset()
-                .filter(|&d| d >= 0 && d < column.data_page_offset())
-                .unwrap_or(column.data_page_offset());
-            let offset = u64::try_from(start).map_err(|e| e.to_string())?;
-            let length = usize::try_from(column.compressed_size()).map_err(|e| e.to_string())?;
-            let ranges = reader.fetched_mut();
-            ranges.begin(offset, length)?;
-            let from = usize::try_from(offset).map_err(|e| e.to_string())?;
-            let data = bytes
-                .get(from..from.saturating_add(length))
-                .ok_or("chunk past the end")?;
-            ranges.append(data)?;
-        }
-        reader
-            .start_row_group(row_group, &leaves)
-            .map_err(|e| e.to_string())?;
-        while let Some(batch) = reader.next_batch().map_err(|e| e.to_string())? {
-            rows += batch.len();
-        }
-    }
-    Ok(rows)
+    read_natively(bytes, 97).map(|batches| batches.iter().map(|b| b.len()).sum())
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.FileFormat;
@@ -39,23 +40,32 @@ public final class ReadParity {
   }
 
   /** Rows of {@code input} read by Iceberg's reader, as {@link FlinkValues#row} values. */
-  public static List<List<Object>> readStock(InputFile input, Schema projection, boolean reuse)
+  public static List<List<Object>> readStock(
+      InputFile input, Schema projection, Consumer<ReadBuilder<RowData, RowType>> settings)
       throws IOException {
-    return read(stockBuilder(input), projection, reuse);
+    return read(stockBuilder(input), projection, settings);
   }
 
   /** Rows of {@code input} read through {@link FrazilReadBuilder}. */
-  public static List<List<Object>> readNative(InputFile input, Schema projection, boolean reuse)
+  public static List<List<Object>> readNative(
+      InputFile input, Schema projection, Consumer<ReadBuilder<RowData, RowType>> settings)
       throws IOException {
-    return read(new FrazilReadBuilder(input, stockBuilder(input)), projection, reuse);
+    return read(new FrazilReadBuilder(input, stockBuilder(input)), projection, settings);
   }
 
   private static List<List<Object>> read(
-      ReadBuilder<RowData, RowType> builder, Schema projection, boolean reuse) throws IOException {
+      ReadBuilder<RowData, RowType> builder,
+      Schema projection,
+      Consumer<ReadBuilder<RowData, RowType>> settings)
+      throws IOException {
     builder.project(projection);
-    if (reuse) {
-      builder.reuseContainers();
-    }
+    settings.accept(builder);
+    return rows(builder, projection);
+  }
+
+  /** Every row {@code builder} (already projected to {@code projection}) reads. */
+  static List<List<Object>> rows(ReadBuilder<RowData, RowType> builder, Schema projection)
+      throws IOException {
     RowType type = FlinkSchemaUtil.convert(projection);
     List<List<Object>> rows = new ArrayList<>();
     try (CloseableIterable<RowData> iterable = builder.build()) {
@@ -67,14 +77,16 @@ public final class ReadParity {
   }
 
   /**
-   * Reads {@code input} both ways and asserts the same rows, and that Frazil read it natively (not
-   * through a fallback to Iceberg's reader).
+   * Reads {@code input} both ways with the same {@code settings} (applied after the projection) and
+   * asserts the same rows, and that Frazil read it natively (not through a fallback to Iceberg's
+   * reader).
    */
-  public static void assertSameRows(InputFile input, Schema projection, boolean reuse)
+  public static void assertSameRows(
+      InputFile input, Schema projection, Consumer<ReadBuilder<RowData, RowType>> settings)
       throws IOException {
-    List<List<Object>> stock = readStock(input, projection, reuse);
+    List<List<Object>> stock = readStock(input, projection, settings);
     long nativeFiles = ReadCounters.nativeFiles();
-    List<List<Object>> frazil = readNative(input, projection, reuse);
+    List<List<Object>> frazil = readNative(input, projection, settings);
     assertThat(ReadCounters.nativeFiles() - nativeFiles)
         .as("%s read natively (fallbacks: %s)", input.location(), ReadCounters.stockFiles())
         .isEqualTo(1);
@@ -82,6 +94,21 @@ public final class ReadParity {
     for (int i = 0; i < stock.size(); i++) {
       assertThat(frazil.get(i)).as("row %s of %s", i, input.location()).isEqualTo(stock.get(i));
     }
+  }
+
+  /** {@link #assertSameRows(InputFile, Schema, Consumer)}, with or without reused containers. */
+  public static void assertSameRows(InputFile input, Schema projection, boolean reuse)
+      throws IOException {
+    assertSameRows(input, projection, reuse(reuse));
+  }
+
+  /** Settings that ask for reused containers, or nothing. */
+  public static Consumer<ReadBuilder<RowData, RowType>> reuse(boolean reuse) {
+    return builder -> {
+      if (reuse) {
+        builder.reuseContainers();
+      }
+    };
   }
 
   /**
