@@ -478,16 +478,21 @@ class TestMutatedFileReads {
       List<String> regions = new ArrayList<>();
       for (int i = 0; i < bytes.length; i++) {
         if (bytes[i] != base.bytes[i]) {
-          String region =
-              i >= base.footerStart && i < base.footerEnd
-                  ? "footer"
-                  : within(base.headers, i)
-                      ? "page header"
-                      : within(base.bodies, i) ? "page body" : "other";
-          regions.add(region + "@" + i);
+          regions.add(region(i) + "@" + i);
         }
       }
       return String.join(", ", regions);
+    }
+
+    private String region(int offset) {
+      if (offset >= base.footerStart && offset < base.footerEnd) {
+        return "footer";
+      } else if (within(base.headers, offset)) {
+        return "page header";
+      } else if (within(base.bodies, offset)) {
+        return "page body";
+      }
+      return "other";
     }
 
     private static boolean within(List<int[]> ranges, int offset) {
@@ -500,14 +505,7 @@ class TestMutatedFileReads {
     }
 
     private boolean inPage(int offset) {
-      for (List<int[]> ranges : List.of(base.headers, base.bodies)) {
-        for (int[] range : ranges) {
-          if (offset >= range[0] && offset < range[0] + range[1]) {
-            return true;
-          }
-        }
-      }
-      return false;
+      return within(base.headers, offset) || within(base.bodies, offset);
     }
 
     List<List<Object>> originalRows() {
