@@ -72,18 +72,26 @@ run-test-other-minors:
 	for minor in $(FLINK_OTHER_MINORS); do $(MAKE) test-flink MINOR=$$minor || exit 1; done
 
 ## Randomized parity only (TestRandomizedParity; `make test` runs it with 60 cases, seed 20251201):
-## CASES random schemas x rows x write.parquet.* x metrics settings from SEED (random when unset).
-## A failing case prints its seed and `make fuzz SEED=<seed> CASES=1`.
+## CASES random schemas x rows x write.parquet.* x metrics settings from SEED (random when unset),
+## each case's stock and Frazil files also read back by Iceberg's reader and natively (random
+## projection and reuseContainers); then MUTANTS mutated real files read natively, in Rust
+## (native/tests/mutated_files.rs) and through the Java reader (TestMutatedFileReads; `make test`:
+## 3,000 and 200 mutants, seed 20251201). A failing case or mutant prints its seed and
+## `make fuzz SEED=<seed> CASES=1 MUTANTS=1`.
 CASES ?= 150
+MUTANTS ?= 5000
 # Drawn once (`:=`): with `?=` every $(SEED) ran the shell again, and the seed echoed below was
 # not the seed the run used.
 ifeq ($(origin SEED),undefined)
 SEED := $(shell od -An -N8 -td8 /dev/urandom | tr -d ' ')
 endif
 fuzz: native
-	@echo "fuzz: CASES=$(CASES) SEED=$(SEED)"
-	$(MVN) -pl java-bridge -am test -Dtest=TestRandomizedParity -Dsurefire.failIfNoSpecifiedTests=false \
-		-Dfrazil.fuzz.cases=$(CASES) -Dfrazil.fuzz.seed=$(SEED)
+	@echo "fuzz: CASES=$(CASES) MUTANTS=$(MUTANTS) SEED=$(SEED)"
+	FRAZIL_FUZZ_MUTANTS=$(MUTANTS) FRAZIL_FUZZ_SEED=$(SEED) \
+		$(CARGO) test --release -p frazil-native --test mutated_files -- --nocapture
+	$(MVN) -pl java-bridge -am test -Dtest=TestRandomizedParity,TestMutatedFileReads \
+		-Dsurefire.failIfNoSpecifiedTests=false \
+		-Dfrazil.fuzz.cases=$(CASES) -Dfrazil.fuzz.seed=$(SEED) -Dfrazil.fuzz.mutants=$(MUTANTS)
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -32,6 +32,20 @@ use parquet::file::metadata::ParquetMetaDataReader;
 use crate::error::{NativeError, Result};
 use ranges::FileRanges;
 
+/// Runs arrow-rs's decoder: some corrupt inputs make it panic (slice bounds, `unwrap` on
+/// mismatched child lengths; found by `tests/mutated_files.rs`), which become a `Decode` error
+/// here, so a corrupt file is a `NativeReaderException`, never a panic.
+fn guarded<T>(context: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let text = crate::error::panic_text(payload.as_ref());
+        std::mem::forget(payload);
+        Err(NativeError::decode(
+            context.to_string(),
+            ParquetError::General(format!("the decoder panicked on corrupt data: {text}")),
+        ))
+    })
+}
+
 /// One open Parquet file: its parsed footer, the byte ranges fetched for the next row group, and
 /// the decoder of the current one.
 pub struct NativeParquetReader {
@@ -45,6 +59,12 @@ pub struct NativeParquetReader {
 impl NativeParquetReader {
     /// Parses the footer: `footer` is the Thrift `FileMetaData` (the bytes before the 8-byte tail).
     pub fn open(footer: &[u8], file_length: u64, batch_size: usize) -> Result<Self> {
+        guarded("parsing the Parquet footer", || {
+            Self::open_unguarded(footer, file_length, batch_size)
+        })
+    }
+
+    fn open_unguarded(footer: &[u8], file_length: u64, batch_size: usize) -> Result<Self> {
         let parquet = ParquetMetaDataReader::decode_metadata(footer)
             .map_err(|e| NativeError::decode("parsing the Parquet footer", e))?;
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
@@ -110,13 +130,15 @@ impl NativeParquetReader {
         }
         let mask = self.mask(leaves)?;
         let ranges = std::mem::replace(&mut self.fetched, FileRanges::new(self.file_length));
-        let reader =
-            ParquetRecordBatchReaderBuilder::new_with_metadata(ranges, self.metadata.clone())
+        let (metadata, batch_size) = (self.metadata.clone(), self.batch_size);
+        let reader = guarded("opening a row group", || {
+            ParquetRecordBatchReaderBuilder::new_with_metadata(ranges, metadata)
                 .with_projection(mask)
                 .with_row_groups(vec![row_group])
-                .with_batch_size(self.batch_size)
+                .with_batch_size(batch_size)
                 .build()
-                .map_err(|e| NativeError::decode(format!("opening row group {row_group}"), e))?;
+                .map_err(|e| NativeError::decode(format!("opening row group {row_group}"), e))
+        })?;
         self.current = Some(reader);
         Ok(())
     }
@@ -129,8 +151,19 @@ impl NativeParquetReader {
                 "no row group is being read".into(),
             ));
         };
-        match reader.next() {
-            Some(Ok(batch)) => Ok(Some(StructArray::from(batch))),
+        let next = guarded("decoding a batch", || {
+            Ok(reader.next().map(|batch| batch.map(StructArray::from)))
+        });
+        let next = match next {
+            Ok(next) => next,
+            Err(e) => {
+                // A panic mid-batch leaves the decoder's state unknown: drop it.
+                self.current = None;
+                return Err(e);
+            }
+        };
+        match next {
+            Some(Ok(batch)) => Ok(Some(batch)),
             Some(Err(e)) => {
                 self.current = None;
                 Err(NativeError::decode(

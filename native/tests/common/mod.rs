@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: Arrow fields carrying Iceberg field ids here, sample
-//! columns in [`columns`], and writing a file, reading it back and checking it in [`files`].
+//! columns in [`columns`], writing a file, reading it back and checking it in [`files`], and reading a
+//! file through the native reader as Java does in [`native_read`].
 //!
 //! Every file under `tests/` is its own test binary and compiles this module again. The two
 //! submodules are allowed to be partly unused: each binary calls only the few sample columns and
@@ -15,6 +16,8 @@ use frazil::schema::FIELD_ID_KEY;
 pub mod columns;
 #[allow(dead_code)]
 pub mod files;
+#[allow(dead_code)]
+pub mod native_read;
 
 pub fn id_meta(id: i32) -> HashMap<String, String> {
     HashMap::from([(FIELD_ID_KEY.to_string(), id.to_string())])

@@ -55,6 +55,11 @@ final class FrazilReadBuilder implements ReadBuilder<RowData, RowType> {
     this.delegate = delegate;
   }
 
+  /** Iceberg's own builder this one forwards every setting to (tests read stock through it). */
+  ReadBuilder<RowData, RowType> delegate() {
+    return delegate;
+  }
+
   @Override
   public ReadBuilder<RowData, RowType> split(long newStart, long newLength) {
     this.start = newStart;

@@ -1,10 +1,13 @@
 package io.frazil.read;
 
+import io.frazil.read.vector.UnsupportedReadException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.SystemConfigs;
 import org.apache.iceberg.hadoop.HadoopInputFile;
@@ -16,9 +19,12 @@ import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -36,6 +42,20 @@ final class ReadPlan {
     "parquet.crypto.factory.class"
   };
 
+  /**
+   * Codecs the native library decodes (arrow-rs with its lz4, brotli, snappy, flate2 and zstd
+   * features); a projected column chunk in any other (LZO) sends the file to Iceberg's reader.
+   */
+  private static final Set<CompressionCodecName> NATIVE_CODECS =
+      EnumSet.of(
+          CompressionCodecName.UNCOMPRESSED,
+          CompressionCodecName.SNAPPY,
+          CompressionCodecName.GZIP,
+          CompressionCodecName.LZ4,
+          CompressionCodecName.LZ4_RAW,
+          CompressionCodecName.ZSTD,
+          CompressionCodecName.BROTLI);
+
   final MessageType projection;
   final List<BlockMetaData> rowGroups;
 
@@ -49,7 +69,7 @@ final class ReadPlan {
   }
 
   static ReadPlan plan(org.apache.iceberg.io.InputFile file, FileTail tail, ReadSettings settings)
-      throws IOException {
+      throws IOException, UnsupportedReadException {
     try (ParquetFileReader reader =
         ParquetFileReader.open(new TailCachedInputFile(file, tail), options(file, settings))) {
       MessageType fileSchema = reader.getFileMetaData().getSchema();
@@ -91,10 +111,41 @@ final class ReadPlan {
                     && blooms.shouldRead(
                         typeWithIds, rowGroup, reader.getBloomFilterDataReader(rowGroup)));
         if (read) {
+          checkChunks(rowGroup, projection);
           selected.add(rowGroup);
         }
       }
       return new ReadPlan(projection, selected, leaves(fileSchema, projection));
+    }
+  }
+
+  /**
+   * Refuses a row group whose projected chunks the native decoder would not read as Iceberg does: a
+   * codec it lacks, or v2 data pages that may carry no null count. parquet-java writes {@code
+   * num_nulls = -1} into v2 page headers of a column whose statistics are off (Iceberg's {@code
+   * write.parquet.stats-enabled.column.*}); Iceberg's reader ignores the field, arrow-rs refuses
+   * the page. The footer cannot show the page headers, so any chunk without a null count that may
+   * hold v2 pages goes to Iceberg's reader.
+   */
+  private static void checkChunks(BlockMetaData rowGroup, MessageType projection)
+      throws UnsupportedReadException {
+    for (ColumnChunkMetaData column : rowGroup.getColumns()) {
+      if (!projection.containsPath(column.getPath().toArray())) {
+        continue;
+      }
+      if (!NATIVE_CODECS.contains(column.getCodec())) {
+        throw new UnsupportedReadException(
+            "codec", column.getCodec() + " in column " + column.getPath().toDotString());
+      }
+      EncodingStats pages = column.getEncodingStats();
+      boolean mayHoldV2Pages = pages == null || pages.usesV2Pages();
+      boolean nullCountKnown =
+          column.getStatistics() != null && column.getStatistics().isNumNullsSet();
+      if (mayHoldV2Pages && !nullCountKnown) {
+        throw new UnsupportedReadException(
+            "v2PagesWithoutNullCounts",
+            "column " + column.getPath().toDotString() + " has no statistics");
+      }
     }
   }
 
@@ -110,18 +161,10 @@ final class ReadPlan {
 
   private static ParquetReadOptions options(
       org.apache.iceberg.io.InputFile file, ReadSettings settings) {
-    ParquetReadOptions.Builder builder;
-    if (file instanceof HadoopInputFile) {
-      // As Iceberg does: drop read settings of the job's configuration that conflict with this
-      // read.
-      Configuration conf = new Configuration(((HadoopInputFile) file).getConf());
-      for (String property : READ_PROPERTIES_TO_REMOVE) {
-        conf.unset(property);
-      }
-      builder = HadoopReadOptions.builder(conf);
-    } else {
-      builder = ParquetReadOptions.builder(new PlainParquetConfiguration());
-    }
+    ParquetReadOptions.Builder builder =
+        file instanceof HadoopInputFile
+            ? HadoopOptions.builder((HadoopInputFile) file)
+            : ParquetReadOptions.builder(new PlainParquetConfiguration());
     for (Map.Entry<String, String> entry : settings.properties.entrySet()) {
       builder.set(entry.getKey(), entry.getValue());
     }

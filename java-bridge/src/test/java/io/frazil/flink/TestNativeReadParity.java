@@ -25,16 +25,12 @@ import java.util.stream.Stream;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.relocated.com.google.common.collect.ImmutableMap;
 import org.apache.iceberg.types.Types;
@@ -325,7 +321,7 @@ class TestNativeReadParity {
   }
 
   private static ReadBuilder<RowData, RowType> stockBuilder(InputFile input) {
-    return FormatModelRegistry.readBuilder(FileFormat.PARQUET, RowData.class, input);
+    return ReadParity.stockBuilder(input);
   }
 
   private static List<List<Object>> read(
@@ -335,32 +331,18 @@ class TestNativeReadParity {
       throws IOException {
     builder.project(projection);
     settings.accept(builder);
-    RowType type = FlinkSchemaUtil.convert(projection);
-    List<List<Object>> rows = new ArrayList<>();
-    try (CloseableIterable<RowData> iterable = builder.build()) {
-      for (RowData row : iterable) {
-        rows.add(FlinkValues.row(row, type));
-      }
-    }
-    return rows;
+    return ReadParity.rows(builder, projection);
   }
 
   private static List<List<Object>> readNative(
       InputFile input, Schema projection, Consumer<ReadBuilder<RowData, RowType>> settings)
       throws IOException {
-    return read(new FrazilReadBuilder(input, stockBuilder(input)), projection, settings);
+    return ReadParity.readNative(input, projection, settings);
   }
 
   private static void assertSameRows(
       InputFile input, Schema projection, Consumer<ReadBuilder<RowData, RowType>> settings)
       throws IOException {
-    List<List<Object>> stock = read(stockBuilder(input), projection, settings);
-    long nativeFiles = ReadCounters.nativeFiles();
-    List<List<Object>> frazil = readNative(input, projection, settings);
-    assertThat(ReadCounters.nativeFiles()).as("read natively").isEqualTo(nativeFiles + 1);
-    assertThat(frazil).hasSameSizeAs(stock);
-    for (int i = 0; i < stock.size(); i++) {
-      assertThat(frazil.get(i)).as("row %s of %s", i, input.location()).isEqualTo(stock.get(i));
-    }
+    ReadParity.assertSameRows(input, projection, settings);
   }
 }

@@ -3,6 +3,8 @@ package io.frazil.iceberg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.flink.ReadParity;
+import io.frazil.jni.NativeParquetReader;
 import io.frazil.jni.NativeParquetWriter;
 import io.frazil.testkit.RandomSchemas;
 import io.frazil.testkit.RowDataGenerator;
@@ -33,7 +35,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Randomized parity: each case draws a random schema ({@link RandomSchemas}), random rows ({@link
  * RowDataGenerator} with extremes), random {@code write.parquet.*} settings and a random metrics
  * configuration from one seed, writes the rows with stock Iceberg and with Frazil, and applies the
- * same comparison as {@link TestParquetParity} ({@link ParityAssertions}).
+ * same comparison as {@link TestParquetParity} ({@link ParityAssertions}). Then both files are read
+ * back by Iceberg's Flink reader and by Frazil's native reader with a random projection (field ids,
+ * nested ones too, sometimes {@code _pos}) and a random {@code reuseContainers}, drawn from the
+ * same seed, and compared field by field ({@link ReadParity}); each must be read natively.
  *
  * <p>{@code -Dfrazil.fuzz.cases} (default 60) cases run, seeded from {@code -Dfrazil.fuzz.seed}
  * (default fixed, so {@code make test} is repeatable); case {@code i} uses seed {@code base + i *
@@ -45,12 +50,19 @@ public class TestRandomizedParity {
   static final int DEFAULT_CASES = 60;
   private static final long STEP = 0x9E3779B97F4A7C15L;
 
+  /**
+   * The reads draw from their own generator (the case seed xor this), so adding them left every
+   * write-side draw, and so every earlier seed's case, as it was.
+   */
+  private static final long READ_SALT = 0x5EAD5EAD5EAD5EADL;
+
   @TempDir private File temp;
 
   @AfterEach
   public void after() {
     assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
     assertThat(NativeParquetWriter.liveWriterCount()).as("native writers left open").isZero();
+    assertThat(NativeParquetReader.openReaders()).as("native readers left open").isZero();
   }
 
   static LongStream seeds() {
@@ -71,6 +83,7 @@ public class TestRandomizedParity {
     // Before the case runs: a case that never ends (see clampLevelForManyPages) still names the
     // seed that reproduces it.
     System.out.printf("randomized parity case, seed %d%n", seed);
+    String reading = "(writing)";
     try {
       List<RowData> rows =
           new RowDataGenerator(fuzz.dataSeed, fuzz.nullRate, true).rows(fuzz.schema, fuzz.rowCount);
@@ -113,11 +126,22 @@ public class TestRandomizedParity {
         ParityAssertions.assertImportMetricsAgree(
             fuzz.schema, frazil, fuzz.metrics, !fuzz.hasFloats());
       }
+      Random reads = new Random(seed ^ READ_SALT);
+      for (ParityHarness.Written written : List.of(stock, frazil)) {
+        Schema projection = ReadParity.randomProjection(fuzz.schema, reads);
+        boolean reuse = reads.nextBoolean();
+        reading =
+            String.format(
+                "reading %s, reuseContainers=%s, projection=%s",
+                written.file.getName(), reuse, projection);
+        ReadParity.assertSameRows(
+            org.apache.iceberg.Files.localInput(written.file), projection, reuse);
+      }
     } catch (AssertionError | Exception e) {
       throw new AssertionError(
           String.format(
-              "Randomized parity case failed, seed %d; reproduce: make fuzz SEED=%d CASES=1%n%s",
-              seed, seed, fuzz),
+              "Randomized parity case failed, seed %d; reproduce: make fuzz SEED=%d CASES=1%n%s%n%s",
+              seed, seed, fuzz, reading),
           e);
     }
   }
