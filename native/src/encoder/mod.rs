@@ -45,7 +45,6 @@ use std::sync::Arc;
 
 use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
-use bytes::Bytes;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowLeafColumn, ArrowRowGroupWriterFactory, InMemoryPageStoreFactory,
     PageStoreFactory,
@@ -59,6 +58,7 @@ use self::encode_time::EncodeTime;
 pub use self::lane::BatchDone;
 use self::lane::{ColumnLane, Work};
 use crate::error::{NativeError, Result};
+use crate::output::ExpectedPages;
 use crate::page_compression::{self, OwnCompressionPageStoreFactory};
 use crate::pool;
 
@@ -74,11 +74,13 @@ pub trait Sink: Write + Send {
         None
     }
 
-    /// Pages about to be written, in order, through a splice that copies them in small pieces:
-    /// a sink that can keep pages may keep these instead of copying them.
-    fn expect_pages(&mut self, _pages: &mut dyn Iterator<Item = &Bytes>) {}
+    /// Where to announce pages about to be written through a splice that copies them in small
+    /// pieces, when the sink can keep those pages instead of copying them (see [`crate::output`]).
+    fn expected_pages(&mut self) -> Option<ExpectedPages> {
+        None
+    }
 
-    /// The pages announced with [`Self::expect_pages`] are written, or will not be.
+    /// The pages announced to [`Self::expected_pages`] are written, or will not be.
     fn forget_expected_pages(&mut self) {}
 }
 
