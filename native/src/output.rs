@@ -2,10 +2,10 @@
 //!
 //! Bytes sit in a list of segments that never grow once full. Large pages the encoder produced
 //! are not copied but *kept*: before a page is written, it is announced to the buffer
-//! ([`ExpectedPages`]), and when the bytes written are that page's bytes the buffer keeps the page
-//! itself. Closing a row group of a hundred megabytes then moves pointers instead of copying
-//! into, and first touching, as much fresh memory again (which doubled the file's peak memory at
-//! close and made up most of the close's time).
+//! ([`ExpectedPages`], a [`PageAnnouncer`]), and when the bytes written are that page's bytes
+//! the buffer keeps the page itself. Closing a row group of a hundred megabytes then moves
+//! pointers instead of copying into, and first touching, as much fresh memory again (which
+//! doubled the file's peak memory at close and made up most of the close's time).
 //!
 //! Pages are announced in the order they are written, from two places:
 //! - the column writers' page stores ([`HandOverPageStore`]), as arrow-rs takes a page back to
@@ -33,7 +33,7 @@ use bytes::Bytes;
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::errors::ParquetError;
 
-use crate::encoder::Sink;
+use crate::encoder::{PageAnnouncer, Sink};
 
 /// The largest drained segment an open file keeps for its next bytes; larger ones are freed (a
 /// thousand open files each keeping more would add up, and the memory budget could not shed it).
@@ -63,10 +63,10 @@ struct Expected {
 #[derive(Debug, Default, Clone)]
 pub struct ExpectedPages(Arc<Mutex<Expected>>);
 
-impl ExpectedPages {
-    /// `pages` are written next, in this order. A page announced earlier and not begun is not
-    /// going to be: it is dropped (the page being written, if any, stays first).
-    pub fn expect(&self, pages: &mut dyn Iterator<Item = &Bytes>) {
+impl PageAnnouncer for ExpectedPages {
+    /// A page announced earlier and not begun is not going to be written: it is dropped (the
+    /// page being written, if any, stays first).
+    fn expect(&self, pages: &mut dyn Iterator<Item = &Bytes>) {
         let mut expected = self.lock();
         let begun = usize::from(expected.matched > 0);
         expected.pages.truncate(begun);
@@ -76,7 +76,9 @@ impl ExpectedPages {
                 .cloned(),
         );
     }
+}
 
+impl ExpectedPages {
     fn lock(&self) -> MutexGuard<'_, Expected> {
         // A panic while holding the lock leaves a valid state: carry on with it.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
@@ -283,8 +285,8 @@ impl Sink for OutputBuffer {
         Some(self.hand_over_page_stores())
     }
 
-    fn expected_pages(&mut self) -> Option<ExpectedPages> {
-        Some(self.expected.clone())
+    fn page_announcer(&mut self) -> Option<Box<dyn PageAnnouncer>> {
+        Some(Box::new(self.expected.clone()))
     }
 
     fn forget_expected_pages(&mut self) {

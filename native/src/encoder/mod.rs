@@ -45,6 +45,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, RecordBatch};
 use arrow::datatypes::SchemaRef;
+use bytes::Bytes;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowLeafColumn, ArrowRowGroupWriterFactory, InMemoryPageStoreFactory,
     PageStoreFactory,
@@ -58,7 +59,6 @@ use self::encode_time::EncodeTime;
 pub use self::lane::BatchDone;
 use self::lane::{ColumnLane, Work};
 use crate::error::{NativeError, Result};
-use crate::output::ExpectedPages;
 use crate::page_compression::{self, OwnCompressionPageStoreFactory};
 use crate::pool;
 
@@ -76,12 +76,18 @@ pub trait Sink: Write + Send {
 
     /// Where to announce pages about to be written through a splice that copies them in small
     /// pieces, when the sink can keep those pages instead of copying them (see [`crate::output`]).
-    fn expected_pages(&mut self) -> Option<ExpectedPages> {
+    fn page_announcer(&mut self) -> Option<Box<dyn PageAnnouncer>> {
         None
     }
 
-    /// The pages announced to [`Self::expected_pages`] are written, or will not be.
+    /// The pages announced to [`Self::page_announcer`] are written, or will not be.
     fn forget_expected_pages(&mut self) {}
+}
+
+/// Tells a [`Sink`] which pages are written to it next.
+pub trait PageAnnouncer {
+    /// `pages` are written next, in this order.
+    fn expect(&self, pages: &mut dyn Iterator<Item = &Bytes>);
 }
 
 impl Sink for Vec<u8> {}

@@ -103,7 +103,7 @@ pub(super) fn close_row_group<W: Sink>(
         };
         own_pages.push(finished?);
     }
-    let expected = file.inner_mut().expected_pages();
+    let announcer = file.inner_mut().page_announcer();
     let mut row_group = file
         .next_row_group()
         .map_err(|e| NativeError::parquet("starting a row group", e))?;
@@ -112,8 +112,8 @@ pub(super) fn close_row_group<W: Sink>(
             // Compressed here with a dictionary page: spliced from here, dictionary first, its
             // pages announced to the sink just before (a page store announces its own pages).
             Some(pages) => {
-                if let Some(expected) = &expected {
-                    expected.expect(&mut pages.blobs());
+                if let Some(announcer) = &announcer {
+                    announcer.expect(&mut pages.blobs());
                 }
                 row_group.append_column(&pages, chunk.close().clone())
             }
