@@ -55,7 +55,7 @@ demo:
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-read-smoke run-bench-routing-smoke \
-	run-bench-fanout-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
+	run-bench-exchange-smoke run-bench-fanout-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
 	run-test-other-minors
 
 ## On every other supported minor (FLINK_OTHER_MINORS): file-level metrics parity, the sink matrix (4 sinks x bucket x v2/v3 x
@@ -211,6 +211,24 @@ bench-routing-smoke: jvm run-bench-routing-smoke
 
 run-bench-routing-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"
+
+## Exchange cohort (bench/README.md, "Exchange cohort"; issue 33): serialize + deserialize through
+## Flink's DataOutputView/DataInputView, RowDataSerializer row by row against ArrowBatchSerializer
+## (Arrow IPC in native code) batch by batch, on the bid rows; → bench/results/<date>-<sha>-exchange/.
+.PHONY: bench-exchange bench-exchange-smoke run-bench-exchange-smoke
+EXCHANGE_HEAP ?= 4g
+EXCHANGE_ARGS ?=
+
+bench-exchange: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ExchangeBench -Dbench.heap=$(EXCHANGE_HEAP) -Dbench.args="--out $(BENCH_OUT)-exchange $(EXCHANGE_ARGS)"
+	$(PYTHON) scripts/bench_index.py
+
+## Seconds-long run of the same cohort and its verification (20,000 rows) → bench/target/; part of
+## `make test`.
+bench-exchange-smoke: jvm run-bench-exchange-smoke
+
+run-bench-exchange-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ExchangeBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/exchange-smoke"
 
 ## Fan-out cohort (bench/README.md, "Fan-out cohort"; issue 14): one Iceberg Flink task writer
 ## (RowDataTaskWriterFactory, identity partition on an int column with N values, rows interleaved)
