@@ -2,7 +2,8 @@
 //!
 //! ```text
 //!  Java (any task thread)                          Rust
-//!  encodeStream(schema, array, codec) ──►  import both (moved) → one IPC stream → byte[]
+//!  encodeStream(schema, array, codec, dst) ─►  import both (moved) → one IPC stream → copied into
+//!                                              dst (its length), or -(length) if dst is too short
 //!  decodeStream(schema, bytes, n, array) ─►  import the schema (moved) → checked decode →
 //!                                                   batch exported into the empty ArrowArray
 //! ```
@@ -24,7 +25,9 @@ use crate::error::{NativeError, Result};
 use crate::ffi::{import_batch, import_schema};
 use crate::ipc::{self, Compression};
 
-/// `static native byte[] encodeStream(long schemaAddr, long arrayAddr, int compression)`.
+/// `static native int encodeStream(long schemaAddr, long arrayAddr, int compression, byte[] dst)`:
+/// encodes the batch and copies the stream to the start of `dst`; returns its length, or minus its
+/// length when `dst` is shorter (nothing copied: the caller retries with a larger array).
 ///
 /// # Safety
 /// `schema_addr` and `array_addr` must be the addresses of an exported `ArrowSchema` and of an
@@ -36,7 +39,8 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_encodeStream<'lo
     schema_addr: jlong,
     array_addr: jlong,
     compression: jint,
-) -> JByteArray<'local> {
+    dst: JByteArray<'local>,
+) -> jint {
     env.with_env(|env| -> Result<_> {
         // Move the array out before anything can fail, so it is released on every path.
         let array = (array_addr != 0).then(|| {
@@ -51,7 +55,20 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_encodeStream<'lo
         let batch = unsafe { import_batch(&mut array, &schema) }?;
         let bytes = ipc::encode(&batch, Compression::from_code(compression)?)?;
         drop(batch);
-        Ok(env.byte_array_from_slice(&bytes)?)
+        let length = jint::try_from(bytes.len()).map_err(|_| {
+            NativeError::InvalidArgument(format!(
+                "an Arrow IPC batch of {} bytes does not fit a Java array",
+                bytes.len()
+            ))
+        })?;
+        if bytes.len() > dst.len(env)? {
+            return Ok(-length);
+        }
+        // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
+        let signed: &[i8] =
+            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) };
+        dst.set_region(env, 0, signed)?;
+        Ok(length)
     })
     .resolve::<ThrowJava>()
 }

@@ -6,6 +6,7 @@ import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -19,21 +20,59 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class ArrowBatchCodec {
   private ArrowBatchCodec() {}
 
-  /** One IPC stream holding {@code batch}. */
-  static byte[] encode(ArrowBatch batch, IpcCompression compression) {
+  /** One encoded batch: the first {@code length} bytes of {@code bytes}. */
+  static final class Encoded {
+    final byte[] bytes;
+    final int length;
+
+    Encoded(byte[] bytes, int length) {
+      this.bytes = bytes;
+      this.length = length;
+    }
+  }
+
+  /**
+   * One IPC stream holding {@code batch}, in this thread's {@link Scratch} array (valid until the
+   * thread's next use of it).
+   */
+  static Encoded encode(ArrowBatch batch, IpcCompression compression) {
     VectorSchemaRoot root = batch.root();
+    byte[] dst = Scratch.atLeast(estimatedLength(root));
+    int length = encodeInto(root, compression, dst);
+    if (length < 0) {
+      // Rare (bodies that compress badly, wide schemas): export and encode again, now fitting.
+      dst = Scratch.atLeast(-length);
+      length = encodeInto(root, compression, dst);
+    }
+    if (length < 0) {
+      throw new IllegalStateException(
+          "An Arrow IPC batch needed " + -length + " bytes after needing fewer: " + batch);
+    }
+    return new Encoded(dst, length);
+  }
+
+  private static int encodeInto(VectorSchemaRoot root, IpcCompression compression, byte[] dst) {
     BufferAllocator allocator = ArrowMemory.exchangeAllocator();
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
       try {
         Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
         return NativeArrowIpc.encode(
-            schema.memoryAddress(), array.memoryAddress(), compression.nativeCode());
+            schema.memoryAddress(), array.memoryAddress(), compression.nativeCode(), dst);
       } finally {
         releaseIfNotTaken(array);
         releaseIfNotTaken(schema);
       }
     }
+  }
+
+  /** The raw buffers plus room for padding and the schema and batch metadata. */
+  private static int estimatedLength(VectorSchemaRoot root) {
+    long bytes = 16 << 10;
+    for (FieldVector vector : root.getFieldVectors()) {
+      bytes += vector.getBufferSize() + 256;
+    }
+    return (int) Math.min(Integer.MAX_VALUE - 16, bytes);
   }
 
   /**
@@ -69,8 +108,8 @@ final class ArrowBatchCodec {
 
   /** A deep copy through the codec: new buffers, nothing shared with {@code batch}. */
   static ArrowBatch copy(ArrowBatch batch) {
-    byte[] bytes = encode(batch, IpcCompression.NONE);
-    return decode(batch.schema(), bytes, bytes.length);
+    Encoded encoded = encode(batch, IpcCompression.NONE);
+    return decode(batch.schema(), encoded.bytes, encoded.length);
   }
 
   /** If native code never took ownership of an exported struct, release it here. */

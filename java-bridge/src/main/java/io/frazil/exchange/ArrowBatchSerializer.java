@@ -88,9 +88,9 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
   @Override
   public void serialize(ArrowBatch batch, DataOutputView target) throws IOException {
     checkSchema(batch);
-    byte[] bytes = ArrowBatchCodec.encode(batch, compression);
-    target.writeInt(bytes.length);
-    target.write(bytes);
+    ArrowBatchCodec.Encoded encoded = ArrowBatchCodec.encode(batch, compression);
+    target.writeInt(encoded.length);
+    target.write(encoded.bytes, 0, encoded.length);
   }
 
   @Override

@@ -1,13 +1,13 @@
 package io.frazil.exchange;
 
 import java.io.IOException;
-import java.util.Arrays;
 import org.apache.flink.core.memory.DataInputView;
 
 /**
- * Reads the bytes of one serialized batch whose length the record declares. The length is not
- * trusted: the buffer grows as bytes actually arrive, so a forged length fails as truncated input
- * instead of allocating what it claims.
+ * Reads the bytes of one serialized batch whose length the record declares, into this thread's
+ * {@link Scratch} array (valid until the thread's next use of it). The length is not trusted: the
+ * array grows as bytes actually arrive, so a forged length fails as truncated input instead of
+ * allocating what it claims.
  */
 final class MessageBytes {
   /** Records up to this size are read into one exactly sized array. */
@@ -20,13 +20,13 @@ final class MessageBytes {
       throw new InvalidArrowBatchException(
           "Invalid serialized ArrowBatch: it declares " + length + " bytes");
     }
-    byte[] bytes = new byte[Math.min(length, FIRST_CHUNK)];
+    byte[] bytes = Scratch.atLeast(Math.min(length, FIRST_CHUNK));
     int filled = 0;
     while (filled < length) {
       if (filled == bytes.length) {
-        bytes = Arrays.copyOf(bytes, (int) Math.min(length, 2L * bytes.length));
+        bytes = Scratch.grow(bytes, filled, (int) Math.min(length, 2L * bytes.length));
       }
-      int n = in.read(bytes, filled, bytes.length - filled);
+      int n = in.read(bytes, filled, Math.min(length, bytes.length) - filled);
       if (n < 0) {
         throw new InvalidArrowBatchException(
             "Truncated serialized ArrowBatch: it declares "

@@ -13,14 +13,16 @@ public final class NativeArrowIpc {
   private NativeArrowIpc() {}
 
   /**
-   * One IPC stream (schema message, record batch message, end marker) holding the exported batch.
+   * Encodes the exported batch as one IPC stream (schema message, record batch message, end marker)
+   * and copies it to the start of {@code dst}.
    *
    * @param compression 0 none, 1 LZ4 frame, 2 Zstd
+   * @return the stream's length, or minus its length if {@code dst} is shorter (nothing copied)
    * @throws IllegalArgumentException if the batch is invalid (lengths, offsets, null counts)
    */
-  public static byte[] encode(long schemaAddress, long arrayAddress, int compression) {
+  public static int encode(long schemaAddress, long arrayAddress, int compression, byte[] dst) {
     NativeLoader.load();
-    return encodeStream(schemaAddress, arrayAddress, compression);
+    return encodeStream(schemaAddress, arrayAddress, compression, dst);
   }
 
   /**
@@ -37,7 +39,8 @@ public final class NativeArrowIpc {
 
   // ---- JNI exports (native/src/jni/ipc.rs): Java_io_frazil_jni_NativeArrowIpc_<name> ----
 
-  private static native byte[] encodeStream(long schemaAddr, long arrayAddr, int compression);
+  private static native int encodeStream(
+      long schemaAddr, long arrayAddr, int compression, byte[] dst);
 
   private static native int decodeStream(long schemaAddr, byte[] bytes, int length, long arrayAddr);
 }
