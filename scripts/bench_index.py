@@ -36,6 +36,7 @@ KINDS = (
     ("Partition routing", "routing"),
     ("Fan-out cohort", "fan-out"),
     ("Read cohort", "read"),
+    ("Exchange:", "exchange"),
 )
 
 # Arguments that say where a run wrote, not what it measured.
@@ -199,6 +200,19 @@ def routing_headline(report: Report) -> str:
     return "wall " + "; ".join(parts) if parts else ""
 
 
+def exchange_headline(report: Report) -> str:
+    """Process-CPU stock/Frazil per cell (serialize + deserialize, RowDataSerializer vs Arrow IPC)."""
+    parts = []
+    for _, table in cohort_sections(report):
+        schema, arm, cpu = table.column("schema"), table.column("arm"), table.column("CPU stock/Frazil")
+        parts += [
+            f"{r[schema].removeprefix('bid ')} {ratio(r[cpu])}"
+            for r in table.rows
+            if r[arm] == "frazil" and ratio(r[cpu])
+        ]
+    return "CPU " + " · ".join(parts) if parts else ""
+
+
 def stock_outcomes(folder: Path, heap: str) -> dict[str, str]:
     """N → outcome of the stock arm's measured grid trials that did not finish, from iterations.jsonl."""
     outcomes: dict[str, set[str]] = {}
@@ -272,6 +286,7 @@ def index_row(folder: Path) -> Row:
         "routing": lambda: routing_headline(report),
         "fan-out": lambda: fanout_headline(report, folder),
         "read": lambda: file_write_headline(report),
+        "exchange": lambda: exchange_headline(report),
     }[kind]()
     return Row(
         folder=folder.name,
