@@ -69,6 +69,8 @@ public final class NexmarkQuery {
       String comment = trimmed.substring(2).trim();
       if (title.equals(name) && comment.startsWith(name + ":")) {
         title = comment.substring(name.length() + 1).trim();
+      } else if (!comment.contains(":") && !title.equals(name) && sql.length() == 0) {
+        title += " " + comment; // the description continues
       } else if (comment.startsWith("result:")) {
         upsert = value(comment).equals("upsert");
       } else if (comment.startsWith("partition:")) {
