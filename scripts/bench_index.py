@@ -36,6 +36,7 @@ KINDS = (
     ("Partition routing", "routing"),
     ("Fan-out cohort", "fan-out"),
     ("Read cohort", "read"),
+    ("Nexmark SQL queries", "nexmark"),
 )
 
 # Arguments that say where a run wrote, not what it measured.
@@ -253,6 +254,33 @@ def fanout_headline(report: Report, folder: Path) -> str:
     return "; ".join(parts)
 
 
+TIMES = re.compile(r"^([0-9.]+)×")
+
+
+def nexmark_headline(report: Report) -> str:
+    """Median, lowest and highest wall stock/Frazil over the queries (NexmarkReport's table)."""
+    figures = []
+    for section in report.sections:
+        if section.heading.startswith("Stock / Frazil per query") and section.tables:
+            table = section.tables[0]
+            query, version = table.column("query"), table.column("v")
+            wall = table.column("wall stock/Frazil")
+            for r in table.rows:
+                match = TIMES.match(r[wall])
+                if match:
+                    figures.append((float(match.group(1)), f"{r[query]} v{r[version]}"))
+    if not figures:
+        return ""
+    figures.sort()
+    middle = figures[len(figures) // 2][0] if len(figures) % 2 else (
+        figures[len(figures) // 2 - 1][0] + figures[len(figures) // 2][0]) / 2
+    low, high = figures[0], figures[-1]
+    return (
+        f"wall, {len(figures)} queries: median {middle:.2f}×, lowest {low[1]} {low[0]:.2f}×,"
+        f" highest {high[1]} {high[0]:.2f}×"
+    )
+
+
 def measured(kind: str, report: Report) -> str:
     cohorts = [name for name, _ in cohort_sections(report)]
     options = run_options(report.facts.get("mode", ""))
@@ -272,6 +300,7 @@ def index_row(folder: Path) -> Row:
         "routing": lambda: routing_headline(report),
         "fan-out": lambda: fanout_headline(report, folder),
         "read": lambda: file_write_headline(report),
+        "nexmark": lambda: nexmark_headline(report),
     }[kind]()
     return Row(
         folder=folder.name,

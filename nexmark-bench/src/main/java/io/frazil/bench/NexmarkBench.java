@@ -273,7 +273,9 @@ public final class NexmarkBench implements Callable<Integer> {
               jarOf(DataGeneratorSource.class));
       env.setParallelism(parallelism);
     }
-    env.enableCheckpointing(checkpointMs);
+    env.configure(
+        NexmarkSql.jobConfiguration(
+            checkpointMs, warehouse.resolve("checkpoints").toUri().toString()));
     return env;
   }
 

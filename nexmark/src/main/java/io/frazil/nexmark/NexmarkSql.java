@@ -1,10 +1,14 @@
 package io.frazil.nexmark;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
@@ -40,6 +44,20 @@ public final class NexmarkSql {
       this.eventsPerSecond = eventsPerSecond;
       this.seed = seed;
     }
+  }
+
+  /**
+   * What every Nexmark job needs besides its SQL: checkpoints of {@code checkpointMs} written to
+   * {@code checkpointDir} (stateful queries outgrow the JobManager's in-memory checkpoint storage),
+   * and no restarts, so a failing job fails its trial instead of retrying for ever.
+   */
+  public static Configuration jobConfiguration(long checkpointMs, String checkpointDir) {
+    Configuration conf = new Configuration();
+    conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(checkpointMs));
+    conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    return conf;
   }
 
   /** A table environment on {@code env} with the sources, the function and the catalog. */

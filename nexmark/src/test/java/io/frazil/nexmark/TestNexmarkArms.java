@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -62,7 +61,8 @@ class TestNexmarkArms {
     NexmarkQuery query = NexmarkQuery.load(name);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
-    env.enableCheckpointing(500, CheckpointingMode.EXACTLY_ONCE);
+    env.configure(
+        NexmarkSql.jobConfiguration(500, warehouse.resolve("checkpoints").toUri().toString()));
     StreamTableEnvironment tableEnv = NexmarkSql.session(env, warehouse.toUri().toString(), EVENTS);
     HadoopCatalog catalog =
         new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouse.toString());
