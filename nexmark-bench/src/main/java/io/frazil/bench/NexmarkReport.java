@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * {@link NexmarkBench}'s results: {@code results.md} (run facts, per query and format the stock and
@@ -95,7 +96,7 @@ final class NexmarkReport {
             bench.seed,
             bench.eventsPerSecond,
             String.join(",", bench.queries),
-            bench.formatVersions,
+            bench.formatVersions.stream().map(String::valueOf).collect(Collectors.joining(", v")),
             bench.warmupPairs,
             bench.pairs,
             seconds));
@@ -122,6 +123,25 @@ final class NexmarkReport {
             + " equal to the query's first trial as a multiset, every live data file's footer"
             + " `created_by` parquet-mr (stock) or frazil (Frazil), Frazil's native-file counter"
             + " ≥ the table's data files |\n\n");
+    double loadMin = Double.MAX_VALUE;
+    double loadMax = 0;
+    for (NexmarkTrial trial : bench.trials) {
+      loadMin = Math.min(loadMin, Math.min(trial.loadBefore, trial.loadAfter));
+      loadMax = Math.max(loadMax, Math.max(trial.loadBefore, trial.loadAfter));
+    }
+    if (!bench.trials.isEmpty()) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Host load (1-minute load average, read before and after each job): %.1f to %.1f on"
+                  + " %d cores%s.\n\n",
+              loadMin,
+              loadMax,
+              facts.cores,
+              loadMax > facts.cores
+                  ? " — other work shared this machine; trust CPU over wall"
+                  : ""));
+    }
     for (String note : bench.notes) {
       md.append("**").append(note).append("**\n\n");
     }
@@ -243,6 +263,13 @@ final class NexmarkReport {
     List<Row> sorted = new ArrayList<>(rows);
     sorted.sort(Comparator.comparingDouble(r -> -r.ratio(t -> t.wallNs).median));
     StringBuilder md = new StringBuilder("## Where Frazil gains most and least (wall)\n\n");
+    double[] medians = sorted.stream().mapToDouble(r -> r.ratio(t -> t.wallNs).median).toArray();
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Median over the %d query rows of their wall stock/Frazil: %s.\n\n",
+            medians.length,
+            Report.times(new Report.Stat(medians).median)));
     int n = Math.min(3, sorted.size() / 2);
     md.append("Most: ");
     for (int i = 0; i < n; i++) {

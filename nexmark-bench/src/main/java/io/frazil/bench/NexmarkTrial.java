@@ -45,6 +45,8 @@ final class NexmarkTrial {
   long gcCount;
   long gcMs;
   long peakRssKb;
+  double loadBefore;
+  double loadAfter;
   long committedRows = -1;
   int dataFiles;
   long dataBytes;
@@ -87,6 +89,7 @@ final class NexmarkTrial {
     MemoryProbes.Sampler rss = new MemoryProbes.Sampler(100);
     long gcCount0 = RunFacts.gcCount();
     long gcMs0 = RunFacts.gcMillis();
+    loadBefore = OS.getSystemLoadAverage();
     rss.start();
     long cpu0 = OS.getProcessCpuTime();
     long wall0 = System.nanoTime();
@@ -104,6 +107,7 @@ final class NexmarkTrial {
     wallNs = System.nanoTime() - wall0;
     processCpuNs = OS.getProcessCpuTime() - cpu0;
     rss.stop();
+    loadAfter = OS.getSystemLoadAverage();
     peakRssKb = rss.maxRssKb;
     gcCount = RunFacts.gcCount() - gcCount0;
     gcMs = RunFacts.gcMillis() - gcMs0;
@@ -197,6 +201,8 @@ final class NexmarkTrial {
     json.put("gc_count", gcCount);
     json.put("gc_ms", gcMs);
     json.put("peak_rss_kb", peakRssKb);
+    json.put("load_before", loadBefore);
+    json.put("load_after", loadAfter);
     json.put("committed_rows", committedRows);
     json.put("data_files", dataFiles);
     json.put("data_bytes", dataBytes);

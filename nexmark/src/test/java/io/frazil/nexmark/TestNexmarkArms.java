@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Nexmark queries tiny on the MiniCluster, stock Iceberg (Frazil uninstalled) then Frazil
  * (installed): both arms commit the same rows (Iceberg's reader, deletes applied), every data file
  * of the stock table says parquet-mr and every one of the Frazil table says frazil, and Frazil's
- * native-file counter grew. {@code make test} runs q0 (append) and q17 (upsert); {@code
- * -Dnexmark.test.queries=q0,q5,...} (or {@code all}) runs others.
+ * native-file counter grew. {@code make test} runs q0 (append, v2) and q17 (upsert, v2 and v3);
+ * {@code -Dnexmark.test.queries=q0,q5@3,...} ({@code <query>[@<format version>]}, or {@code all}
+ * for every query at v2) runs others.
  */
 class TestNexmarkArms {
   @RegisterExtension static final MiniClusterExtension CLUSTER = NexmarkMiniCluster.twoSlots();
@@ -38,7 +39,7 @@ class TestNexmarkArms {
   @TempDir static Path warehouse;
 
   static List<String> queries() {
-    String chosen = System.getProperty("nexmark.test.queries", "q0,q17");
+    String chosen = System.getProperty("nexmark.test.queries", "q0,q17,q17@3");
     return "all".equals(chosen) ? NexmarkQuery.ALL : Arrays.asList(chosen.split(","));
   }
 
@@ -57,7 +58,11 @@ class TestNexmarkArms {
 
   @ParameterizedTest
   @MethodSource("queries")
-  void bothArmsCommitTheSameRows(String name) throws Exception {
+  void bothArmsCommitTheSameRows(String queryAndVersion) throws Exception {
+    String[] parts = queryAndVersion.split("@");
+    String name = parts[0];
+    int version = parts.length > 1 ? Integer.parseInt(parts[1]) : 2;
+    String tables = name.replace('-', '_') + "_v" + version;
     NexmarkQuery query = NexmarkQuery.load(name);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
@@ -68,19 +73,19 @@ class TestNexmarkArms {
         new HadoopCatalog(new org.apache.hadoop.conf.Configuration(), warehouse.toString());
     String landed = null;
     if (query.readsLandedBids()) {
-      landed = "landed_" + name.replace('-', '_');
+      landed = "landed_" + tables;
       FrazilFlink.uninstall();
-      NexmarkSql.landBids(tableEnv, landed, 2).getJobExecutionResult().get();
+      NexmarkSql.landBids(tableEnv, landed, version).getJobExecutionResult().get();
     }
-    String with = NexmarkSql.with(2, Map.of());
+    String with = NexmarkSql.with(version, Map.of());
 
     FrazilFlink.uninstall();
-    String stockTable = name.replace('-', '_') + "_stock";
+    String stockTable = tables + "_stock";
     run(NexmarkSql.submit(tableEnv, catalog, query, stockTable, with, landed));
 
     assertThat(FrazilFlink.install()).as("Frazil installs").isTrue();
     long native0 = FrazilFlink.nativeDataFiles();
-    String frazilTable = name.replace('-', '_') + "_frazil";
+    String frazilTable = tables + "_frazil";
     run(NexmarkSql.submit(tableEnv, catalog, query, frazilTable, with, landed));
     long nativeFiles = FrazilFlink.nativeDataFiles() - native0;
 
