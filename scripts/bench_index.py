@@ -37,6 +37,7 @@ KINDS = (
     ("Fan-out cohort", "fan-out"),
     ("Read cohort", "read"),
     ("Exchange:", "exchange"),
+    ("Nexmark SQL queries", "nexmark"),
 )
 
 # Arguments that say where a run wrote, not what it measured.
@@ -267,6 +268,33 @@ def fanout_headline(report: Report, folder: Path) -> str:
     return "; ".join(parts)
 
 
+TIMES = re.compile(r"^([0-9.]+)×")
+
+
+def nexmark_headline(report: Report) -> str:
+    """Median, lowest and highest wall stock/Frazil over the queries (NexmarkReport's table)."""
+    figures = []
+    for section in report.sections:
+        if section.heading.startswith("Stock / Frazil per query") and section.tables:
+            table = section.tables[0]
+            query, version = table.column("query"), table.column("v")
+            wall = table.column("wall stock/Frazil")
+            for r in table.rows:
+                match = TIMES.match(r[wall])
+                if match:
+                    figures.append((float(match.group(1)), f"{r[query]} v{r[version]}"))
+    if not figures:
+        return ""
+    figures.sort()
+    middle = figures[len(figures) // 2][0] if len(figures) % 2 else (
+        figures[len(figures) // 2 - 1][0] + figures[len(figures) // 2][0]) / 2
+    low, high = figures[0], figures[-1]
+    return (
+        f"wall, {len(figures)} queries: median {middle:.2f}×, lowest {low[1]} {low[0]:.2f}×,"
+        f" highest {high[1]} {high[0]:.2f}×"
+    )
+
+
 def measured(kind: str, report: Report) -> str:
     cohorts = [name for name, _ in cohort_sections(report)]
     options = run_options(report.facts.get("mode", ""))
@@ -287,6 +315,7 @@ def index_row(folder: Path) -> Row:
         "fan-out": lambda: fanout_headline(report, folder),
         "read": lambda: file_write_headline(report),
         "exchange": lambda: exchange_headline(report),
+        "nexmark": lambda: nexmark_headline(report),
     }[kind]()
     return Row(
         folder=folder.name,
