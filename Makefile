@@ -55,7 +55,7 @@ demo:
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
 test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-read-smoke run-bench-routing-smoke \
-	run-bench-fanout-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
+	run-bench-exchange-smoke run-bench-fanout-smoke run-bench-nexmark-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
 	run-test-other-minors
 
 ## On every other supported minor (FLINK_OTHER_MINORS): file-level metrics parity, the sink matrix (4 sinks x bucket x v2/v3 x
@@ -168,6 +168,25 @@ bench-read-smoke: jvm run-bench-read-smoke
 run-bench-read-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ReadBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/read-smoke"
 
+## Nexmark matrix (docs/nexmark.md; issue 35): the Nexmark SQL queries (our generator, nexmark/)
+## writing Iceberg tables through Flink SQL, stock vs Frazil alternating on a MiniCluster (1 warm-up
+## + 3 measured pairs per query, 1,000,000 events, parallelism 2, format v2), every trial's rows and
+## footers validated -> bench/results/<date>-<short sha>-nexmark/. BENCH_NEXMARK_ARGS adds flags
+## (`--queries q0,q5`, `--events N`, `--cluster host:port` for a running cluster, `--help`).
+.PHONY: bench-nexmark bench-nexmark-smoke run-bench-nexmark-smoke
+NEXMARK_HEAP ?= 6g
+BENCH_NEXMARK_ARGS ?=
+
+bench-nexmark: jvm
+	$(MVN) -q $(FLINK_PROFILE) -pl nexmark-bench exec:exec -Dbench.heap=$(NEXMARK_HEAP) -Dbench.args="--out $(BENCH_OUT)-nexmark $(BENCH_NEXMARK_ARGS)"
+	$(PYTHON) scripts/bench_index.py
+
+## About a minute after the build (20,000 events; q0, q0-read, q5, q17; one pair) -> bench/target/.
+bench-nexmark-smoke: jvm run-bench-nexmark-smoke
+
+run-bench-nexmark-smoke:
+	$(MVN) -q -pl nexmark-bench exec:exec -Dbench.args="--smoke --out $(CURDIR)/bench/target/nexmark-smoke"
+
 ## Build facts behind every result (scripts/environment.py): rustc/cargo, linked crate versions,
 ## JDK, Maven, Flink/Iceberg/arrow-java, release profile, artifact SHA-256s, git, machine.
 .PHONY: environment validate run-validate-smoke
@@ -211,6 +230,24 @@ bench-routing-smoke: jvm run-bench-routing-smoke
 
 run-bench-routing-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"
+
+## Exchange cohort (bench/README.md, "Exchange cohort"; issue 33): serialize + deserialize through
+## Flink's DataOutputView/DataInputView, RowDataSerializer row by row against ArrowBatchSerializer
+## (Arrow IPC in native code) batch by batch, on the bid rows; → bench/results/<date>-<sha>-exchange/.
+.PHONY: bench-exchange bench-exchange-smoke run-bench-exchange-smoke
+EXCHANGE_HEAP ?= 4g
+EXCHANGE_ARGS ?=
+
+bench-exchange: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ExchangeBench -Dbench.heap=$(EXCHANGE_HEAP) -Dbench.args="--out $(BENCH_OUT)-exchange $(EXCHANGE_ARGS)"
+	$(PYTHON) scripts/bench_index.py
+
+## Seconds-long run of the same cohort and its verification (20,000 rows) → bench/target/; part of
+## `make test`.
+bench-exchange-smoke: jvm run-bench-exchange-smoke
+
+run-bench-exchange-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.ExchangeBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/exchange-smoke"
 
 ## Fan-out cohort (bench/README.md, "Fan-out cohort"; issue 14): one Iceberg Flink task writer
 ## (RowDataTaskWriterFactory, identity partition on an int column with N values, rows interleaved)

@@ -36,6 +36,8 @@ KINDS = (
     ("Partition routing", "routing"),
     ("Fan-out cohort", "fan-out"),
     ("Read cohort", "read"),
+    ("Exchange:", "exchange"),
+    ("Nexmark SQL queries", "nexmark"),
 )
 
 # Arguments that say where a run wrote, not what it measured.
@@ -199,6 +201,19 @@ def routing_headline(report: Report) -> str:
     return "wall " + "; ".join(parts) if parts else ""
 
 
+def exchange_headline(report: Report) -> str:
+    """Process-CPU stock/Frazil per cell (serialize + deserialize, RowDataSerializer vs Arrow IPC)."""
+    parts = []
+    for _, table in cohort_sections(report):
+        schema, arm, cpu = table.column("schema"), table.column("arm"), table.column("CPU stock/Frazil")
+        parts += [
+            f"{r[schema].removeprefix('bid ')} {ratio(r[cpu])}"
+            for r in table.rows
+            if r[arm] == "frazil" and ratio(r[cpu])
+        ]
+    return "CPU " + " · ".join(parts) if parts else ""
+
+
 def stock_outcomes(folder: Path, heap: str) -> dict[str, str]:
     """N → outcome of the stock arm's measured grid trials that did not finish, from iterations.jsonl."""
     outcomes: dict[str, set[str]] = {}
@@ -253,6 +268,33 @@ def fanout_headline(report: Report, folder: Path) -> str:
     return "; ".join(parts)
 
 
+TIMES = re.compile(r"^([0-9.]+)×")
+
+
+def nexmark_headline(report: Report) -> str:
+    """Median, lowest and highest wall stock/Frazil over the queries (NexmarkReport's table)."""
+    figures = []
+    for section in report.sections:
+        if section.heading.startswith("Stock / Frazil per query") and section.tables:
+            table = section.tables[0]
+            query, version = table.column("query"), table.column("v")
+            wall = table.column("wall stock/Frazil")
+            for r in table.rows:
+                match = TIMES.match(r[wall])
+                if match:
+                    figures.append((float(match.group(1)), f"{r[query]} v{r[version]}"))
+    if not figures:
+        return ""
+    figures.sort()
+    middle = figures[len(figures) // 2][0] if len(figures) % 2 else (
+        figures[len(figures) // 2 - 1][0] + figures[len(figures) // 2][0]) / 2
+    low, high = figures[0], figures[-1]
+    return (
+        f"wall, {len(figures)} queries: median {middle:.2f}×, lowest {low[1]} {low[0]:.2f}×,"
+        f" highest {high[1]} {high[0]:.2f}×"
+    )
+
+
 def measured(kind: str, report: Report) -> str:
     cohorts = [name for name, _ in cohort_sections(report)]
     options = run_options(report.facts.get("mode", ""))
@@ -272,6 +314,8 @@ def index_row(folder: Path) -> Row:
         "routing": lambda: routing_headline(report),
         "fan-out": lambda: fanout_headline(report, folder),
         "read": lambda: file_write_headline(report),
+        "exchange": lambda: exchange_headline(report),
+        "nexmark": lambda: nexmark_headline(report),
     }[kind]()
     return Row(
         folder=folder.name,

@@ -67,6 +67,20 @@ FANOUT = (
 """
 )
 
+NEXMARK = (
+    "# Stock Iceberg vs Frazil — Nexmark SQL queries into Iceberg tables\n\n"
+    + FACTS
+    + """
+## Stock / Frazil per query
+
+| query | v | result | wall stock/Frazil | CPU stock/Frazil |
+|---|--:|---|--:|--:|
+| q0 | 2 | append | 1.50× [1.40–1.60] | 1.70× [1.60–1.80] |
+| q5 | 2 | append | 0.98× [0.90–1.10] | 1.00× [0.90–1.10] |
+| q17 | 2 | upsert | 1.20× [1.10–1.30] | 1.30× [1.20–1.40] |
+"""
+)
+
 STOCK_OOM = (
     '{"stage":"grid","phase":"measured","heap":"1g","arm":"stock","partitions":1024,"outcome":"oom"}\n'
     '{"stage":"grid","phase":"measured","heap":"1g","arm":"frazil","partitions":1024,"outcome":"ok"}\n'
@@ -114,6 +128,18 @@ class BenchIndexTest(unittest.TestCase):
             row.headline,
             "heap 1g, N = 16 / 1,024: wall 3.00× / stock oom; peak RSS 80% / –; "
             "heap search: stock oom at 512m; frazil completed at 512m",
+        )
+
+    def test_nexmark_row_gives_the_median_lowest_and_highest_query(self) -> None:
+        path = self.folder(
+            "2026-01-04-abc1234-nexmark", NEXMARK.format(date="2026-01-04", commit="abc1234", args="--events 200000")
+        )
+        row = bench_index.index_row(path)
+        self.assertEqual(row.kind, "nexmark")
+        self.assertEqual(row.measured, "nexmark; `--events 200000`")
+        self.assertEqual(
+            row.headline,
+            "wall, 3 queries: median 1.20×, lowest q5 v2 0.98×, highest q0 v2 1.50×",
         )
 
     def test_unknown_report_title_is_refused(self) -> None:

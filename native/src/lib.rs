@@ -34,6 +34,8 @@
 //!   up to a page's row limit), kept compact.
 //! * [`reader`] — decoding Parquet data files into Arrow batches from byte ranges Java fetched
 //!   (the read path: Java decides row groups and columns with Iceberg's code).
+//! * [`ipc`] — Arrow batches as Flink stream records: Arrow IPC stream bytes, checked before
+//!   decoding (`ipc/`: encode, frames, decode, the string-as-binary wire types).
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
 //! * [`allocator`] — mimalloc as the global allocator, and its purge delay.
@@ -44,6 +46,7 @@ pub mod encoder;
 pub mod error;
 pub mod ffi;
 pub mod first_page;
+pub mod ipc;
 pub mod jni;
 pub mod options;
 pub mod output;

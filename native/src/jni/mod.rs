@@ -20,6 +20,7 @@
 
 pub mod exception;
 pub mod handle;
+pub mod ipc;
 pub mod reader;
 pub mod registry;
 

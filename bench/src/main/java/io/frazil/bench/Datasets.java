@@ -3,6 +3,7 @@ package io.frazil.bench;
 import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
 
+import io.frazil.nexmark.NexmarkGenerator;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ import org.apache.iceberg.types.Types;
 final class Datasets {
   private Datasets() {}
 
-  /** Nexmark's Bid event (the schema of {@code make demo}). */
+  /** Nexmark's Bid event (the schema of {@code make demo}); rows from {@link #bids}. */
   static final Schema BID =
       new Schema(
           required(1, "auction", Types.LongType.get()),
@@ -248,69 +249,12 @@ final class Datasets {
   private static final String LETTERS = "abcdefghijklmnopqrstuvwxyz";
 
   // ---------------------------------------------------------------------------------------------
-  // bid: Nexmark's generator proportions (1 person : 3 auctions : 46 bids, hot auctions/bidders/
-  // channels), price log-uniform over 1..10^6 dollars in cents, extra = words (compressible).
-
-  private static final String[] HOT_CHANNELS = {"Google", "Facebook", "Baidu", "Apple"};
+  // bid: the Bid events of our Nexmark generator (nexmark/, NexmarkGenerator: 1 person : 3 auctions
+  // : 46 bids, hot auctions/bidders/channels, log-uniform prices, 10,000 events/s of event time),
+  // so that these cohorts and the Nexmark matrix (make bench-nexmark) write the same data.
 
   static List<RowData> bids(int count, long seed) {
-    Random random = new Random(seed);
-    int channelCount = HOT_CHANNELS.length + 100;
-    StringData[] channels = new StringData[channelCount];
-    StringData[] hotUrls = new StringData[HOT_CHANNELS.length];
-    for (int c = 0; c < channelCount; c++) {
-      channels[c] =
-          utf8(c < HOT_CHANNELS.length ? HOT_CHANNELS[c] : "channel-" + (c - HOT_CHANNELS.length));
-      if (c < HOT_CHANNELS.length) {
-        hotUrls[c] = utf8(nexmarkUrl(random) + "&channel_id=" + Integer.reverse(c));
-      }
-    }
-
-    List<RowData> rows = new ArrayList<>(count);
-    long eventMs = EPOCH_MS;
-    for (int i = 0; i < count; i++) {
-      eventMs += random.nextInt(3); // ~1,000 events/s
-      long lastAuction = 1000L + (long) i * 3 / 46;
-      long lastPerson = 1000L + i / 46;
-      long auction =
-          random.nextBoolean()
-              ? lastAuction / 2 * 2
-              : Math.max(1000L, lastAuction - random.nextInt(2000));
-      long bidder =
-          random.nextInt(4) > 0
-              ? lastPerson / 4 * 4 + 1
-              : Math.max(1000L, lastPerson - random.nextInt(5000));
-      long price = Math.round(Math.pow(10.0, random.nextDouble() * 6.0) * 100.0);
-      int channel =
-          random.nextBoolean()
-              ? random.nextInt(HOT_CHANNELS.length)
-              : HOT_CHANNELS.length + random.nextInt(channelCount - HOT_CHANNELS.length);
-      StringData url =
-          channel < HOT_CHANNELS.length
-              ? hotUrls[channel]
-              : utf8(nexmarkUrl(random) + "&channel_id=" + Integer.reverse(channel));
-      long time = random.nextInt(20) == 0 ? eventMs - random.nextInt(2000) : eventMs;
-      rows.add(
-          GenericRowData.of(
-              auction,
-              bidder,
-              price,
-              channels[channel],
-              url,
-              TimestampData.fromEpochMillis(time),
-              utf8(words(random, 50, 100))));
-    }
-    return rows;
-  }
-
-  private static String nexmarkUrl(Random random) {
-    return "https://www.nexmark.com/"
-        + letters(random, 5)
-        + "/"
-        + letters(random, 5)
-        + "/"
-        + letters(random, 5)
-        + "/item.htm?query=1";
+    return new NexmarkGenerator(seed, 10_000).firstBids(count);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -19,6 +19,14 @@ public final class ArrowMemory {
 
   private static final BufferAllocator ROOT = new RootAllocator();
 
+  /**
+   * Holds the batches that cross operators ({@code io.frazil.exchange.ArrowBatch}): decoded from
+   * the network, copied, or created by the exchange. Never closed: a batch may be released late, by
+   * the garbage collector's cleaner.
+   */
+  private static final BufferAllocator EXCHANGE =
+      ROOT.newChildAllocator("exchange", 0, Long.MAX_VALUE);
+
   private ArrowMemory() {}
 
   /** A child allocator for one writer; close it with the writer. */
@@ -31,7 +39,12 @@ public final class ArrowMemory {
     return ROOT.newChildAllocator("read " + name, 0, Long.MAX_VALUE);
   }
 
-  /** Bytes currently held by all bridge writers. */
+  /** The allocator of the batches that cross operators (never closed). */
+  public static BufferAllocator exchangeAllocator() {
+    return EXCHANGE;
+  }
+
+  /** Bytes currently held by all bridge writers, readers and exchanged batches. */
   public static long allocatedBytes() {
     return ROOT.getAllocatedMemory();
   }

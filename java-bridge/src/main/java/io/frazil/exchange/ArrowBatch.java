@@ -1,0 +1,147 @@
+package io.frazil.exchange;
+
+import java.lang.ref.Cleaner;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * One Arrow batch as a Flink stream element: an arrow-java {@link VectorSchemaRoot} that this
+ * object owns, tagged with its schema.
+ *
+ * <p>Ownership: the batch is released exactly once. {@link #close()} releases it; a second {@code
+ * close()} throws {@link IllegalStateException} (never a second free), and so does reading it after
+ * release ({@link #root()}, {@link #rowCount()}). A batch nobody closes is released when the
+ * garbage collector finds it unreachable (a {@link Cleaner}), which covers the batches Flink itself
+ * drops: the original after it serialized or copied it, those in flight when a task fails. That is
+ * a safety net, counted by {@link #releasedUnclosed()}; whoever holds a batch last closes it (see
+ * ARCHITECTURE.md, "Arrow batches between operators").
+ *
+ * <p>The vectors must not be written once the batch exists: a copy ({@link #copy()}) or a
+ * serialized form may already have been taken. The batch's buffers must stay valid until it is
+ * released: their allocator stays open (the exchange allocator, {@code
+ * ArrowMemory.exchangeAllocator()}, is never closed).
+ *
+ * <p>Reading and releasing may happen on different threads, one at a time, as Flink hands a record
+ * from thread to thread; releasing is atomic, so a race between two releases still frees once.
+ */
+public final class ArrowBatch implements AutoCloseable {
+  /** One daemon thread for the whole process. */
+  private static final Cleaner CLEANER = Cleaner.create();
+
+  private static final AtomicLong LIVE = new AtomicLong();
+  private static final AtomicLong RELEASED_UNCLOSED = new AtomicLong();
+
+  private final Schema schema;
+  private final VectorSchemaRoot root;
+  private final Release release;
+  private final Cleaner.Cleanable cleanable;
+
+  private ArrowBatch(VectorSchemaRoot root) {
+    this.schema = root.getSchema();
+    this.root = root;
+    this.release = new Release(root);
+    LIVE.incrementAndGet();
+    this.cleanable = CLEANER.register(this, release);
+  }
+
+  /**
+   * A batch that owns {@code root}: the caller must not use, close or refill {@code root} after
+   * this (closing the batch closes it).
+   */
+  public static ArrowBatch of(VectorSchemaRoot root) {
+    return new ArrowBatch(Objects.requireNonNull(root, "Invalid root: null"));
+  }
+
+  /** The batch's schema (its tag); readable after release too. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The vectors, for reading only. */
+  public VectorSchemaRoot root() {
+    ensureOpen("read");
+    return root;
+  }
+
+  public int rowCount() {
+    ensureOpen("count the rows of");
+    return root.getRowCount();
+  }
+
+  public boolean isReleased() {
+    return release.claimed.get();
+  }
+
+  /** An independent deep copy: its own buffers, released on its own (see {@link #close()}). */
+  public ArrowBatch copy() {
+    ensureOpen("copy");
+    return ArrowBatchCodec.copy(this);
+  }
+
+  /** Same schema, same rows, same values (bit for bit), both unreleased. */
+  public boolean contentEquals(ArrowBatch other) {
+    return root().equals(other.root());
+  }
+
+  /**
+   * Releases the buffers.
+   *
+   * @throws IllegalStateException if the batch was already released
+   */
+  @Override
+  public void close() {
+    if (!release.claimed.compareAndSet(false, true)) {
+      throw new IllegalStateException("Cannot release " + this + ": it was already released");
+    }
+    cleanable.clean();
+  }
+
+  /** Batches created and not yet released, in this process (leak checks). */
+  public static long liveBatches() {
+    return LIVE.get();
+  }
+
+  /** Batches released by the garbage collector's cleaner because nobody closed them. */
+  public static long releasedUnclosed() {
+    return RELEASED_UNCLOSED.get();
+  }
+
+  @Override
+  public String toString() {
+    String fields =
+        schema.getFields().stream().map(Field::getName).collect(Collectors.joining(", "));
+    String rows = isReleased() ? "released" : root.getRowCount() + " rows";
+    return "ArrowBatch[" + rows + "; " + fields + "]";
+  }
+
+  private void ensureOpen(String action) {
+    if (isReleased()) {
+      throw new IllegalStateException(
+          "Cannot " + action + " " + this + ": it was released (closed) before");
+    }
+  }
+
+  /** The release, run once: by {@link #close()}, or by the cleaner; never refers to the batch. */
+  private static final class Release implements Runnable {
+    private final VectorSchemaRoot root;
+    private final AtomicBoolean claimed = new AtomicBoolean();
+
+    private Release(VectorSchemaRoot root) {
+      this.root = root;
+    }
+
+    @Override
+    public void run() {
+      if (claimed.compareAndSet(false, true)) {
+        RELEASED_UNCLOSED.incrementAndGet();
+      }
+      LIVE.decrementAndGet();
+      root.close();
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package io.frazil.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.iceberg.ArrowMemory;
+import io.frazil.jni.NativeParquetWriter;
+import io.frazil.testkit.RandomSchemas;
+import io.frazil.testkit.RowDataGenerator;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.Schema;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Serializer round trips over the randomized schemas of the parity fuzz ({@link RandomSchemas},
+ * {@link RowDataGenerator} with extremes and nulls), each with every compression: the batch read
+ * back has the same vectors, bit for bit, and is independent of the one written. Row counts are
+ * drawn from the seed and include empty batches; one case is a large batch.
+ */
+public class TestArrowBatchRoundTrips {
+  private static final long BASE_SEED = 20261205L;
+  private static final long STEP = 0x9E3779B97F4A7C15L;
+  private static final int CASES = 24;
+
+  private long liveBefore;
+
+  @BeforeEach
+  public void before() throws InterruptedException {
+    ArrowBatches.awaitUnreachableReleased(ArrowBatch.liveBatches());
+    this.liveBefore = ArrowBatch.liveBatches();
+  }
+
+  @AfterEach
+  public void after() {
+    assertThat(ArrowBatch.liveBatches()).as("batches left unreleased").isEqualTo(liveBefore);
+    assertThat(ArrowMemory.allocatedBytes()).as("Arrow bytes left allocated").isZero();
+  }
+
+  static Stream<Arguments> cases() {
+    return LongStream.range(0, CASES)
+        .mapToObj(i -> BASE_SEED + i * STEP)
+        .flatMap(
+            seed -> Stream.of(IpcCompression.values()).map(codec -> Arguments.of(seed, codec)));
+  }
+
+  @ParameterizedTest(name = "seed {0} {1}")
+  @MethodSource("cases")
+  public void randomSchemasRoundTrip(long seed, IpcCompression codec) throws Exception {
+    Random random = new Random(seed);
+    Schema schema = RandomSchemas.generate(seed);
+    int rows = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(3000);
+    double nullRate = random.nextInt(3) == 0 ? 0.0 : random.nextDouble();
+    List<RowData> data = new RowDataGenerator(seed, nullRate, true).rows(schema, rows);
+    assertRoundTrip(schema, data, codec);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("codecs")
+  public void largeBatchRoundTrips(IpcCompression codec) throws Exception {
+    Schema schema = TestArrowBatchSerializer.SCHEMA;
+    List<RowData> data = new RowDataGenerator(7, 0.1, true).rows(schema, 200_000);
+    assertRoundTrip(schema, data, codec);
+  }
+
+  static Stream<IpcCompression> codecs() {
+    return Stream.of(IpcCompression.values());
+  }
+
+  /** A decoded batch holds native memory until it is released, and gives it back then. */
+  @Test
+  public void decodedBatchesHoldNativeMemoryUntilReleased() throws Exception {
+    Schema schema = TestArrowBatchSerializer.SCHEMA;
+    ArrowBatchSerializer serializer = serializer(schema, IpcCompression.NONE);
+    byte[] record;
+    try (ArrowBatch batch =
+        ArrowBatches.of(schema, new RowDataGenerator(8, 0.0, true).rows(schema, 100_000))) {
+      record = ArrowBatches.serialize(serializer, batch);
+    }
+    assertThat(record.length).as("serialized bytes").isGreaterThan(16 << 20);
+    long baseline = NativeParquetWriter.allocatedBytes();
+    ArrowBatch decoded = ArrowBatches.deserialize(serializer, record);
+    // The decoded buffers are slices of the native copy of the record (the count lags by up to
+    // 64 KiB per thread, so allow half).
+    assertThat(NativeParquetWriter.allocatedBytes() - baseline)
+        .as("native bytes held by a decoded batch")
+        .isGreaterThan(record.length / 2);
+    assertThat(ArrowMemory.allocatedBytes()).isGreaterThan(record.length / 2);
+    decoded.close();
+    assertThat(NativeParquetWriter.allocatedBytes() - baseline)
+        .as("native bytes after release")
+        .isLessThan(4 << 20);
+  }
+
+  /** The copy Flink makes between chained operators is a deep one: it outlives the original. */
+  @Test
+  public void copiesAreIndependentOfTheOriginal() throws Exception {
+    Schema schema = TestArrowBatchSerializer.SCHEMA;
+    ArrowBatchSerializer serializer = serializer(schema, IpcCompression.NONE);
+    ArrowBatch original = ArrowBatches.of(schema, new RowDataGenerator(9, 0.3).rows(schema, 500));
+    ArrowBatch reference = ArrowBatches.of(schema, new RowDataGenerator(9, 0.3).rows(schema, 500));
+    ArrowBatch copy = serializer.copy(original);
+    original.close();
+    assertThat(copy.contentEquals(reference)).as("the copy after the original's release").isTrue();
+    copy.close();
+    reference.close();
+  }
+
+  private static ArrowBatchSerializer serializer(Schema schema, IpcCompression codec) {
+    return new ArrowBatchSerializer(IcebergArrowSchema.convert(schema), codec);
+  }
+
+  private static void assertRoundTrip(Schema schema, List<RowData> data, IpcCompression codec)
+      throws Exception {
+    ArrowBatchSerializer serializer = serializer(schema, codec);
+    try (ArrowBatch written = ArrowBatches.of(schema, data)) {
+      assertThat(written.rowCount()).isEqualTo(data.size());
+      byte[] record = ArrowBatches.serialize(serializer, written);
+      try (ArrowBatch read = ArrowBatches.deserialize(serializer, record)) {
+        assertThat(read.rowCount()).isEqualTo(data.size());
+        assertThat(read.schema()).isEqualTo(written.schema());
+        assertThat(read.contentEquals(written))
+            .as("%s rows of %s read back with %s", data.size(), schema, codec)
+            .isTrue();
+        try (ArrowBatch copy = serializer.copy(read)) {
+          assertThat(copy.contentEquals(written)).as("a copy of the read batch").isTrue();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,121 @@
+//! JNI exports for `io.frazil.jni.NativeArrowIpc`: Arrow batches to and from IPC stream bytes.
+//!
+//! ```text
+//!  Java (any task thread)                          Rust
+//!  encodeStream(schema, array, codec, dst) ─►  import both (moved) → one IPC stream → copied into
+//!                                              dst (its length), or -(length) if dst is too short
+//!  decodeStream(schema, bytes, n, array) ─►  import the schema (moved) → checked decode →
+//!                                                   batch exported into the empty ArrowArray
+//! ```
+//!
+//! Stateless: nothing outlives a call but the exported batch, which Java owns and releases (on
+//! any thread) through the C Data release callback.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, StructArray};
+use arrow::buffer::MutableBuffer;
+use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use jni::objects::{JByteArray, JClass};
+use jni::sys::{jint, jlong};
+use jni::EnvUnowned;
+
+use super::exception::ThrowJava;
+use crate::error::{NativeError, Result};
+use crate::ffi::{import_batch, import_schema};
+use crate::ipc::{self, Compression};
+
+/// `static native int encodeStream(long schemaAddr, long arrayAddr, int compression, byte[] dst)`:
+/// encodes the batch and copies the stream to the start of `dst`; returns its length, or minus its
+/// length when `dst` is shorter (nothing copied: the caller retries with a larger array).
+///
+/// # Safety
+/// `schema_addr` and `array_addr` must be the addresses of an exported `ArrowSchema` and of an
+/// `ArrowArray` of that schema; both are consumed (moved), also when this fails.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_encodeStream<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    schema_addr: jlong,
+    array_addr: jlong,
+    compression: jint,
+    dst: JByteArray<'local>,
+) -> jint {
+    env.with_env(|env| -> Result<_> {
+        // Move the array out before anything can fail, so it is released on every path.
+        let array = (array_addr != 0).then(|| {
+            // SAFETY: the caller passes an exported ArrowArray it no longer owns.
+            unsafe { FFI_ArrowArray::from_raw(array_addr as *mut FFI_ArrowArray) }
+        });
+        // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
+        let schema = Arc::new(unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?);
+        let mut array =
+            array.ok_or_else(|| NativeError::InvalidArgument("ArrowArray address is 0".into()))?;
+        // SAFETY: a valid ArrowArray moved above; import_batch moves it again and validates it.
+        let batch = unsafe { import_batch(&mut array, &schema) }?;
+        let bytes = ipc::encode(&batch, Compression::from_code(compression)?)?;
+        drop(batch);
+        let length = jint::try_from(bytes.len()).map_err(|_| {
+            NativeError::InvalidArgument(format!(
+                "an Arrow IPC batch of {} bytes does not fit a Java array",
+                bytes.len()
+            ))
+        })?;
+        if bytes.len() > dst.len(env)? {
+            return Ok(-length);
+        }
+        // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
+        let signed: &[i8] =
+            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) };
+        dst.set_region(env, 0, signed)?;
+        Ok(length)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native int decodeStream(long schemaAddr, byte[] bytes, int length, long arrayAddr)`: decodes
+/// the IPC stream in the first `length` bytes of `bytes` into the empty `ArrowArray` at
+/// `arrayAddr` and returns its rows.
+///
+/// # Safety
+/// `schema_addr` must be the address of an exported `ArrowSchema` (consumed); `array_addr` that of
+/// an allocated, released (empty) `ArrowArray`.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_decodeStream<'local>(
+    mut env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    schema_addr: jlong,
+    bytes: JByteArray<'local>,
+    length: jint,
+    array_addr: jlong,
+) -> jint {
+    env.with_env(|env| -> Result<_> {
+        // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
+        let schema = Arc::new(unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?);
+        if array_addr == 0 {
+            return Err(NativeError::InvalidArgument(
+                "null ArrowArray address".into(),
+            ));
+        }
+        let length = usize::try_from(length)
+            .ok()
+            .filter(|&n| bytes.len(env).is_ok_and(|len| n <= len))
+            .ok_or_else(|| NativeError::InvalidArgument(format!("{length} bytes to decode")))?;
+        // Copied into 64-byte-aligned memory: the decoded buffers are zero-copy slices of it.
+        let mut copy = MutableBuffer::from_len_zeroed(length);
+        {
+            // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
+            let signed: &mut [i8] =
+                unsafe { std::slice::from_raw_parts_mut(copy.as_mut_ptr().cast::<i8>(), length) };
+            bytes.get_region(env, 0, signed)?;
+        }
+        let batch = ipc::decode(copy.into(), &schema)?;
+        let rows = jint::try_from(batch.num_rows())
+            .map_err(|_| NativeError::InvalidState("batch of more than 2^31 rows".into()))?;
+        let ffi = FFI_ArrowArray::new(&StructArray::from(batch).to_data());
+        // SAFETY: the caller passes an empty ArrowArray struct it owns; it now owns `ffi`.
+        unsafe { std::ptr::write(array_addr as *mut FFI_ArrowArray, ffi) };
+        Ok(rows)
+    })
+    .resolve::<ThrowJava>()
+}

@@ -1,0 +1,14 @@
+-- q7: highest bid. The bids at the highest price of each 10-second window.
+-- result: append
+CREATE TABLE ${sink} (auction BIGINT, price BIGINT, bidder BIGINT, `dateTime` TIMESTAMP(3), extra STRING)
+  WITH (${with});
+INSERT INTO ${sink}
+SELECT B.auction, B.price, B.bidder, B.`dateTime`, B.extra
+FROM bid B
+JOIN (
+  SELECT MAX(price) AS maxprice, window_end AS `dateTime`
+  FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))
+  GROUP BY window_start, window_end
+) B1
+ON B.price = B1.maxprice
+WHERE B.`dateTime` BETWEEN B1.`dateTime` - INTERVAL '10' SECOND AND B1.`dateTime`;
