@@ -45,11 +45,11 @@ fn decoder(bytes: &Bytes, batch_size: usize) -> ParquetRecordBatchReader {
 
 fn drain(mut ahead: DecodeAhead) -> Vec<StructArray> {
     let mut batches = Vec::new();
-    while let Some(batch) = ahead.next().unwrap() {
+    while let Some(batch) = ahead.next_batch().unwrap() {
         batches.push(batch);
     }
     assert!(!ahead.in_flight(), "nothing in flight once done");
-    assert!(ahead.next().unwrap().is_none(), "done stays done");
+    assert!(ahead.next_batch().unwrap().is_none(), "done stays done");
     batches
 }
 
@@ -92,10 +92,13 @@ fn a_decoder_error_surfaces_on_the_consuming_side_and_ends_the_row_group() {
             .build()
             .unwrap();
         let mut decoding = DecodeAhead::start_with(reader, ahead);
-        let error = decoding.next().unwrap_err().to_string();
+        let error = decoding.next_batch().unwrap_err().to_string();
         assert!(error.contains("outside the byte ranges"), "{error}");
         assert!(!decoding.in_flight());
-        assert!(decoding.next().unwrap().is_none(), "the decoder is gone");
+        assert!(
+            decoding.next_batch().unwrap().is_none(),
+            "the decoder is gone"
+        );
     }
 }
 
@@ -106,7 +109,7 @@ fn a_reader_dropped_with_a_batch_in_flight_has_freed_it_when_the_drop_returns() 
     let before = allocated_bytes();
     {
         let mut decoding = DecodeAhead::start_with(decoder(&bytes, 200_000), true);
-        let first = decoding.next().unwrap().unwrap();
+        let first = decoding.next_batch().unwrap().unwrap();
         assert_eq!(first.len(), 200_000);
         assert!(decoding.in_flight(), "the second batch is being decoded");
         let held = allocated_bytes();

@@ -100,7 +100,7 @@ impl DecodeAhead {
     /// The next batch, `None` once the row group is done; after `None` or an error the decoder is
     /// gone and every later call returns `None`. Decoding ahead, the batch after it is started
     /// before this one is returned.
-    pub fn next(&mut self) -> Result<Option<StructArray>> {
+    pub fn next_batch(&mut self) -> Result<Option<StructArray>> {
         if let Some(reader) = self.inline.take() {
             let (reader, batch) = step(reader);
             self.inline = reader;

@@ -156,7 +156,7 @@ impl NativeParquetReader {
                 "no row group is being read".into(),
             ));
         };
-        match decoder.next() {
+        match decoder.next_batch() {
             Ok(Some(batch)) => Ok(Some(batch)),
             done_or_failed => {
                 // Done, or failed mid-batch (the decoder's state is then unknown): drop it.
