@@ -27,6 +27,11 @@ use crate::reader::{batch_type, NativeParquetReader};
 
 static READERS: Registry<NativeParquetReader> = Registry::new("native reader");
 
+thread_local! {
+    /// Readers this thread opened and has not closed yet.
+    static OPEN_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn leaves(env: &Env<'_>, array: &JIntArray<'_>) -> Result<Vec<usize>> {
     let mut raw = vec![0; array.len(env)?];
     array.get_region(env, 0, &mut raw)?;
@@ -53,7 +58,9 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetReader_open<'local>(
         let file_length = u64::try_from(file_length)
             .map_err(|_| NativeError::InvalidArgument("negative file length".into()))?;
         let reader = NativeParquetReader::open(&footer, file_length, batch_rows.max(1) as usize)?;
-        Ok(READERS.insert(reader))
+        let handle = READERS.insert(reader);
+        OPEN_HERE.with(|open| open.set(open.get() + 1));
+        Ok(handle)
     })
     .resolve::<ThrowJava>()
 }
@@ -217,7 +224,20 @@ pub extern "system" fn Java_io_frazil_jni_NativeParquetReader_close<'local>(
     handle: jlong,
 ) {
     env.with_env(|_env| -> Result<_> {
-        READERS.remove(handle);
+        if READERS.remove(handle) {
+            // The thread's last open file is gone (a split done, a job finished): what its reads
+            // freed goes back to the OS, as for writers (at most once per purge delay; see the
+            // allocator). Batches decoded ahead were freed by pool threads, which return theirs
+            // when idle.
+            let last_here = OPEN_HERE.with(|open| {
+                let was = open.get();
+                open.set(was.saturating_sub(1));
+                was == 1
+            });
+            if last_here {
+                crate::allocator::return_freed_memory_if_due();
+            }
+        }
         Ok(())
     })
     .resolve::<ThrowJava>()

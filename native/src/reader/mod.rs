@@ -15,6 +15,7 @@
 //! embedded `ARROW:schema` (pyarrow, arrow-rs writers) is ignored, so every file of one Parquet
 //! schema decodes to the same Arrow types.
 
+pub mod ahead;
 pub mod ranges;
 
 use std::sync::Arc;
@@ -22,14 +23,14 @@ use std::sync::Arc;
 use arrow::array::StructArray;
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::{parquet_to_arrow_schema_by_columns, ProjectionMask};
 use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaDataReader;
 
 use crate::error::{NativeError, Result};
+use ahead::DecodeAhead;
 use ranges::FileRanges;
 
 /// Runs arrow-rs's decoder: some corrupt inputs make it panic (slice bounds, `unwrap` on
@@ -52,7 +53,7 @@ pub struct NativeParquetReader {
     metadata: ArrowReaderMetadata,
     file_length: u64,
     fetched: FileRanges,
-    current: Option<ParquetRecordBatchReader>,
+    current: Option<DecodeAhead>,
     batch_size: usize,
 }
 
@@ -65,6 +66,9 @@ impl NativeParquetReader {
     }
 
     fn open_unguarded(footer: &[u8], file_length: u64, batch_size: usize) -> Result<Self> {
+        // The purge delay that keeps freed pages for the next batch and file (see the allocator):
+        // without it every batch's buffers are faulted in and zeroed afresh.
+        crate::allocator::configure();
         let parquet = ParquetMetaDataReader::decode_metadata(footer)
             .map_err(|e| NativeError::decode("parsing the Parquet footer", e))?;
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
@@ -139,41 +143,25 @@ impl NativeParquetReader {
                 .build()
                 .map_err(|e| NativeError::decode(format!("opening row group {row_group}"), e))
         })?;
-        self.current = Some(reader);
+        self.current = Some(DecodeAhead::start(reader));
         Ok(())
     }
 
     /// The next batch of the current row group as one struct array, or `None` once it is done
-    /// (the row group's bytes are freed then).
+    /// (the row group's bytes are freed then). With decode-ahead on (see [`ahead`]), the batch
+    /// after it is being decoded on a pool thread when this returns.
     pub fn next_batch(&mut self) -> Result<Option<StructArray>> {
-        let Some(reader) = self.current.as_mut() else {
+        let Some(decoder) = self.current.as_mut() else {
             return Err(NativeError::InvalidState(
                 "no row group is being read".into(),
             ));
         };
-        let next = guarded("decoding a batch", || {
-            Ok(reader.next().map(|batch| batch.map(StructArray::from)))
-        });
-        let next = match next {
-            Ok(next) => next,
-            Err(e) => {
-                // A panic mid-batch leaves the decoder's state unknown: drop it.
+        match decoder.next_batch() {
+            Ok(Some(batch)) => Ok(Some(batch)),
+            done_or_failed => {
+                // Done, or failed mid-batch (the decoder's state is then unknown): drop it.
                 self.current = None;
-                return Err(e);
-            }
-        };
-        match next {
-            Some(Ok(batch)) => Ok(Some(batch)),
-            Some(Err(e)) => {
-                self.current = None;
-                Err(NativeError::decode(
-                    "decoding a batch",
-                    ParquetError::ArrowError(e.to_string()),
-                ))
-            }
-            None => {
-                self.current = None;
-                Ok(None)
+                done_or_failed
             }
         }
     }

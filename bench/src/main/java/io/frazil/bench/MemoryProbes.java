@@ -153,6 +153,21 @@ final class MemoryProbes {
     return statusKb(Paths.get("/proc/self/status"), key);
   }
 
+  /**
+   * Minor page faults of the whole process so far ({@code minflt} of {@code /proc/self/stat}), or
+   * -1: every first touch of a fresh page (the kernel zeroes it) is one.
+   */
+  static long minorFaults() {
+    try {
+      String stat = Files.readString(Paths.get("/proc/self/stat"));
+      // Fields after the parenthesised name: state is field 3, minflt field 10.
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+      return Long.parseLong(fields[7]);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
   /** A figure in KB from a {@code /proc/<pid>/status} file, or -1 when it cannot be read. */
   static long statusKb(Path status, String key) {
     try {

@@ -144,11 +144,15 @@ final class ReadFileCells {
     MemoryProbes.Sampler sampler = new MemoryProbes.Sampler(10);
     sampler.start();
     long[] counters = ReadBench.Read.counters();
+    long faultsBefore = MemoryProbes.minorFaults();
+    long poolBefore = EncoderCpu.nanos();
     Clock started = Clock.start();
 
     ReadConsumer consumer = ReadBench.read(input, projection, filter);
 
     Clock took = started.stop();
+    long poolAfter = EncoderCpu.nanos();
+    long faultsAfter = MemoryProbes.minorFaults();
     ReadBench.Read read = new ReadBench.Read(consumer, counters);
     try {
       sampler.stop();
@@ -185,6 +189,8 @@ final class ReadFileCells {
     trial.nativeRowGroups = read.nativeRowGroups;
     trial.bytesFetched = read.bytesFetched;
     trial.rssBeforeKb = rssBefore;
+    trial.minorFaults = faultsBefore < 0 || faultsAfter < 0 ? -1 : faultsAfter - faultsBefore;
+    trial.poolCpuNs = poolBefore < 0 || poolAfter < 0 ? -1 : poolAfter - poolBefore;
     trial.rssPeakKb = sampler.maxRssKb;
     trial.rssAfterKb = MemoryProbes.procStatusKb("VmRSS");
     trial.rssSamples = sampler.samples;
@@ -196,7 +202,7 @@ final class ReadFileCells {
     System.out.printf(
         Locale.ROOT,
         "  %-6s %-8s #%d  wall %9.1f ms  cpu %9.1f ms  thread %9.1f ms  alloc %8.1f MB  gc %2d"
-            + "  rows %,d  rss %,d→%,d MB  row groups %d  (pre-gc %d ms)%n",
+            + "  rows %,d  rss %,d→%,d MB  row groups %d  faults %,d  pool %.0f ms  (pre-gc %d ms)%n",
         arm,
         phase,
         rep,
@@ -209,6 +215,8 @@ final class ReadFileCells {
         rssBefore >> 10,
         trial.rssPeakKb >> 10,
         read.nativeRowGroups,
+        trial.minorFaults,
+        trial.poolCpuNs / 1e6,
         preGcMs);
     return trial;
   }

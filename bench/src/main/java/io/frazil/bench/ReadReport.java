@@ -114,7 +114,7 @@ final class ReadReport {
       md.append("## Cohort `").append(cohort).append("`: ").append(title(cohort)).append("\n\n");
       md.append(
           "| schema | rows | arm | wall ms, median [min–max] | process CPU ms, median [min–max]"
-              + " | thread CPU ms | alloc MB/iter | alloc B/row | peak RSS MB, median [min–max]"
+              + " | thread CPU ms (+ native pool) | alloc MB/iter | alloc B/row | peak RSS MB, median [min–max]"
               + " | rows returned | input MB (row groups) | M rows/s | wall stock/Frazil"
               + " | CPU stock/Frazil | alloc Frazil/stock | peak RSS Frazil/stock |\n");
       md.append("|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
@@ -144,7 +144,11 @@ final class ReadReport {
     md.append(" | ").append(ts.get(0).it.arm);
     md.append(" | ").append(Report.range(wall, "%.1f"));
     md.append(" | ").append(Report.range(cpu, "%.1f"));
+    Report.Stat pool = stat(ts, t -> t.poolCpuNs / 1e6);
     md.append(" | ").append(thread.median < 0 ? "–" : Report.fmt("%.1f", thread.median));
+    if (thread.median >= 0 && pool.median > 0) {
+      md.append(" + ").append(Report.fmt("%.0f", pool.median));
+    }
     md.append(" | ").append(Report.fmt("%.1f", alloc.median / (1 << 20)));
     md.append(" | ").append(Report.fmt("%.1f", alloc.median / g.rows));
     md.append(" | ").append(Report.range(rss, "%.0f"));
@@ -277,7 +281,10 @@ final class ReadReport {
     md.append(tables(groups));
     md.append("Columns: *wall* = `System.nanoTime()` around the timed region; *process CPU* =");
     md.append(" `getProcessCpuTime()` (all threads: the reader, JIT, GC, Flink; 10 ms");
-    md.append(" resolution); *thread CPU* = the reading thread (file cells; – for jobs); *alloc*");
+    md.append(
+        " resolution); *thread CPU* = the reading thread (file cells; – for jobs), + the CPU of");
+    md.append(
+        " Frazil's native pool threads in the timed region (decode-ahead; 10 ms ticks); *alloc*");
     md.append(" = Java heap bytes allocated by the reading thread (file cells) or the GC account");
     md.append(" of all threads (jobs; see the whole-job cohort); native and Arrow memory are not");
     md.append(" in it; *input MB* = bytes of the files read (copy: committed); *rows returned* =");

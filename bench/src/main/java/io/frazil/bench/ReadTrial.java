@@ -21,6 +21,13 @@ final class ReadTrial {
   long arrowPeakBytes;
   int rssSamples;
   double loadBefore;
+
+  /** Minor page faults of the process during the timed region (-1 where /proc is missing). */
+  long minorFaults = -1;
+
+  /** CPU of Frazil's native pool threads during the timed region (decode-ahead; -1: unknown). */
+  long poolCpuNs = -1;
+
   double loadAfter;
 
   /** Job cells only: committed rows of the copy's target table (-1 otherwise). */
@@ -57,6 +64,8 @@ final class ReadTrial {
     json.append(",\"stock_files\":").append(stockFiles);
     json.append(",\"native_row_groups\":").append(nativeRowGroups);
     json.append(",\"bytes_fetched\":").append(bytesFetched);
+    json.append(",\"minor_faults\":").append(minorFaults);
+    json.append(",\"pool_cpu_ns\":").append(poolCpuNs);
     json.append(",\"rss_before_kb\":").append(rssBeforeKb);
     json.append(",\"rss_peak_kb\":").append(rssPeakKb);
     json.append(",\"rss_after_kb\":").append(rssAfterKb);
