@@ -13,8 +13,11 @@
 //! names the file). Dropping a [`DecodeAhead`] (close, cancel, failure) waits for the job in
 //! flight, so the row group's bytes and the batch decoded ahead are freed before close returns.
 //!
-//! Jobs run on the shared pool ([`crate::pool`]); `FRAZIL_DECODE_AHEAD=0` decodes on the calling
-//! thread instead (for measurements and as an escape hatch).
+//! Jobs run on the shared pool ([`crate::pool`]). Off unless `FRAZIL_DECODE_AHEAD=1`: measured on
+//! bid 2M scans it takes the decode off the reading thread but costs a quarter more process CPU
+//! (hand-offs, batches read from another core's cache, pool threads faulting memory in again),
+//! and a Flink source already overlaps reading with the task through its split fetcher thread.
+//! Its gain is wall time on idle cores only, so it stays a switch.
 
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::OnceLock;
@@ -32,17 +35,17 @@ type Step = (
     Result<Option<StructArray>>,
 );
 
-/// Whether batches are decoded ahead on the pool: `FRAZIL_DECODE_AHEAD=0` (or `false`) turns it
-/// off; read once per process.
+/// Whether batches are decoded ahead on the pool: only with `FRAZIL_DECODE_AHEAD=1` (or `true`);
+/// read once per process.
 pub fn enabled() -> bool {
     static ENABLED: OnceLock<bool> = OnceLock::new();
     *ENABLED.get_or_init(|| {
-        !matches!(
+        matches!(
             std::env::var("FRAZIL_DECODE_AHEAD")
                 .ok()
                 .as_deref()
                 .map(str::trim),
-            Some("0") | Some("false")
+            Some("1") | Some("true")
         )
     })
 }
