@@ -9,60 +9,39 @@ use parquet::errors::ParquetError;
 
 use crate::error::{NativeError, Result};
 
-/// The largest Zstd output buffer a thread keeps for its next page (a page's compression bound;
-/// pages are 1 MiB by default): a larger one, for a large dictionary page, is freed after use.
-const RETAINED_SCRATCH: usize = 2 << 20;
-
 /// Compresses one v1 data page's bytes as arrow-rs's Zstd codec does and returns its header
-/// with the compressed size, and the compressed bytes: two views of one allocation of their
-/// exact size (Zstd writes into the thread's scratch buffer, sized for the worst case, and the
-/// page is copied out of it once), which waits in memory until the row group closes.
+/// with the compressed size, and the compressed bytes.
 pub(super) fn compress_page(level: i32, header: &[u8], data: &[u8]) -> Result<(Bytes, Bytes)> {
     thread_local! {
         /// One Zstd context per encoder thread, reused like arrow-rs reuses one per column
         /// writer (a context costs more to create than a small page to compress).
         static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
             const { RefCell::new(None) };
-        /// Where the thread's Zstd context writes a page.
-        static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }
-    let failed = |e: std::io::Error| {
+    let compressed = COMPRESSOR.with(|cell| -> std::io::Result<Vec<u8>> {
+        let mut cell = cell.borrow_mut();
+        if cell.as_ref().is_none_or(|(l, _)| *l != level) {
+            *cell = Some((level, zstd::bulk::Compressor::new(level)?));
+        }
+        let (_, compressor) = cell.as_mut().expect("set above");
+        let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(data.len()));
+        compressor.compress_to_buffer(data, &mut out)?;
+        // arrow-rs shrinks its page buffer too: the page waits in memory until the row group
+        // closes.
+        out.shrink_to_fit();
+        Ok(out)
+    });
+    let compressed = compressed.map_err(|e| {
         NativeError::parquet("compressing a page", ParquetError::External(Box::new(e)))
-    };
-    COMPRESSOR.with(|cell| {
-        SCRATCH.with(|scratch| {
-            let mut cell = cell.borrow_mut();
-            if cell.as_ref().is_none_or(|(l, _)| *l != level) {
-                *cell = Some((level, zstd::bulk::Compressor::new(level).map_err(failed)?));
-            }
-            let (_, compressor) = cell.as_mut().expect("set above");
-            let mut scratch = scratch.borrow_mut();
-            scratch.clear();
-            scratch.reserve(zstd::zstd_safe::compress_bound(data.len()));
-            let written = compressor
-                .compress_to_buffer(data, &mut *scratch)
-                .map_err(failed);
-            let page = written.and_then(|_| {
-                let mut page = Vec::with_capacity(header.len() + 5 + scratch.len());
-                write_with_compressed_size(header, scratch.len(), &mut page)?;
-                let header_len = page.len();
-                page.extend_from_slice(&scratch);
-                let page = Bytes::from(page);
-                Ok((page.slice(..header_len), page.slice(header_len..)))
-            });
-            if scratch.capacity() > RETAINED_SCRATCH {
-                *scratch = Vec::new();
-            }
-            page
-        })
-    })
+    })?;
+    let header = with_compressed_size(header, compressed.len())?;
+    Ok((Bytes::from(header), Bytes::from(compressed)))
 }
 
-/// Appends `header`, a thrift compact `PageHeader`, to `out` with field 3
-/// (`compressed_page_size`) set to `size`. arrow-rs writes fields 1 (`type`), 2
-/// (`uncompressed_page_size`) and 3 first, in order, each an i32 (zigzag varint) with a one-byte
-/// field header; the rest is kept as it is.
-fn write_with_compressed_size(header: &[u8], size: usize, out: &mut Vec<u8>) -> Result<()> {
+/// `header`, a thrift compact `PageHeader`, with field 3 (`compressed_page_size`) set to `size`.
+/// arrow-rs writes fields 1 (`type`), 2 (`uncompressed_page_size`) and 3 first, in order, each
+/// an i32 (zigzag varint) with a one-byte field header; the rest is kept as it is.
+fn with_compressed_size(header: &[u8], size: usize) -> Result<Vec<u8>> {
     const I32_FIELD_DELTA_1: u8 = 0x15;
     let malformed = || NativeError::InvalidState("unexpected page header layout".into());
     let mut at = 0;
@@ -87,6 +66,7 @@ fn write_with_compressed_size(header: &[u8], size: usize, out: &mut Vec<u8>) -> 
     let (start, end) = field_3.ok_or_else(malformed)?;
     let size = i32::try_from(size)
         .map_err(|_| NativeError::InvalidState("compressed page over 2 GiB".into()))?;
+    let mut out = Vec::with_capacity(header.len() + 5);
     out.extend_from_slice(&header[..start]);
     let mut zigzag = ((size << 1) ^ (size >> 31)) as u32;
     while zigzag >= 0x80 {
@@ -95,7 +75,7 @@ fn write_with_compressed_size(header: &[u8], size: usize, out: &mut Vec<u8>) -> 
     }
     out.push(zigzag as u8);
     out.extend_from_slice(&header[end..]);
-    Ok(())
+    Ok(out)
 }
 
 /// `PageType::DATA_PAGE` in a page header: a v1 data page.
@@ -121,17 +101,12 @@ mod tests {
         // type 0, uncompressed 300, compressed 300, then a data page header struct.
         let mut header = vec![0x15, 0x00, 0x15, 0xd8, 0x04, 0x15, 0xd8, 0x04];
         header.extend_from_slice(&[0x2c, 0x15, 0x02, 0x00]);
-        let mut rewritten = b"before".to_vec();
-        write_with_compressed_size(&header, 5, &mut rewritten).unwrap();
+        let rewritten = with_compressed_size(&header, 5).unwrap();
         assert_eq!(
             rewritten,
-            [
-                &b"before"[..],
-                &[0x15, 0x00, 0x15, 0xd8, 0x04, 0x15, 0x0a, 0x2c, 0x15, 0x02, 0x00]
-            ]
-            .concat()
+            vec![0x15, 0x00, 0x15, 0xd8, 0x04, 0x15, 0x0a, 0x2c, 0x15, 0x02, 0x00]
         );
         assert_eq!(page_type(&header), Some(0));
-        assert!(write_with_compressed_size(&[0x16, 0x00], 5, &mut Vec::new()).is_err());
+        assert!(with_compressed_size(&[0x16, 0x00], 5).is_err());
     }
 }
