@@ -1,0 +1,269 @@
+package io.frazil.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.frazil.exchange.ArrowBatch;
+import io.frazil.testkit.JobTables;
+import java.io.File;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An Arrow job end to end ({@link ArrowJob}): rows become Arrow batches, cross a rebalance and a
+ * keyed exchange as {@link ArrowBatch}es (ArrowBatchSerializer), become rows again and are
+ * committed by Iceberg's IcebergSink, files written by Frazil. Each case compares every committed
+ * row, all columns, with the expected rows (exactly once: same sorted list, no more, no fewer), and
+ * checks that Arrow memory returns.
+ */
+public class TestArrowJobExactlyOnce {
+  private static final long ROWS = 30_000;
+
+  @RegisterExtension
+  static final FrazilMiniCluster CLUSTER =
+      FrazilMiniCluster.installedLikeACluster(checkpointHistory());
+
+  @TempDir private File warehouse;
+  @TempDir private File savepoints;
+
+  private long releasedUnclosedBefore;
+
+  /** Keeps every checkpoint's statistics of a job, for the persisted in-flight data check. */
+  private static Configuration checkpointHistory() {
+    Configuration conf = new Configuration();
+    conf.setString("web.checkpoints.history", "1000");
+    return conf;
+  }
+
+  @BeforeEach
+  public void resetJobState() throws InterruptedException {
+    ArrowJobRows.PacedRows.reset();
+    ArrowJob.ExchangedBatches.reset();
+    ArrowJob.KeyedBatches.sleepMillis = 0;
+    // Batches an earlier failed job dropped are released by the cleaner; wait for them, so that
+    // what this test counts is its own.
+    ArrowJob.awaitArrowMemoryReturned();
+    releasedUnclosedBefore = ArrowBatch.releasedUnclosed();
+  }
+
+  @Test
+  public void alignedCheckpointsCommitEveryRowOnce() throws Exception {
+    Table table = createTable("aligned");
+    ArrowJobRows.PacedRows.everyRowNanos = 100_000;
+    Configuration conf = checkpointing(100);
+    conf.setString("pipeline.object-reuse", "true");
+    StreamExecutionEnvironment env = env(conf, 2);
+    ArrowJob.build(env, warehouse, "aligned", ROWS);
+    ArrowJob.assertBatchesCrossTheNetwork(env);
+
+    run(env, "aligned");
+
+    assertExactlyOnce(table);
+    assertThat(ArrowJob.ExchangedBatches.BATCHES.get())
+        .as("batches across the rebalance")
+        .isGreaterThanOrEqualTo(ROWS / ArrowJob.BATCH_ROWS);
+    assertThat(ArrowJob.ExchangedBatches.COMPLETED_CHECKPOINTS.get())
+        .as("checkpoints completed while the job ran")
+        .isGreaterThanOrEqualTo(2);
+    ArrowJob.awaitArrowMemoryReturned();
+    assertThat(ArrowBatch.releasedUnclosed() - releasedUnclosedBefore)
+        .as("batches left to the cleaner: every stage closed what it held")
+        .isZero();
+  }
+
+  @Test
+  public void unalignedCheckpointsPersistInFlightBatchesAndCommitEveryRowOnce(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Table table = createTable("unaligned");
+    // Rows at full speed, a slow consumer after the keyed exchange: the exchanges fill up and
+    // every checkpoint barrier overtakes batches in flight, which the checkpoint persists.
+    ArrowJob.KeyedBatches.sleepMillis = 25;
+    Configuration conf = checkpointing(100);
+    conf.setString("execution.checkpointing.unaligned.enabled", "true");
+    conf.setString("execution.checkpointing.aligned-checkpoint-timeout", "0 ms");
+    StreamExecutionEnvironment env = env(conf, 2);
+    ArrowJob.build(env, warehouse, "unaligned", ROWS);
+    ArrowJob.assertBatchesCrossTheNetwork(env);
+
+    JobClient job = run(env, "unaligned");
+
+    assertExactlyOnce(table);
+    long persisted =
+        ArrowJob.persistedInFlightBytes(
+            cluster.getArchivedExecutionGraph(job.getJobID()).get(30, TimeUnit.SECONDS));
+    assertThat(persisted).as("in-flight bytes persisted by unaligned checkpoints").isPositive();
+    ArrowJob.awaitArrowMemoryReturned();
+    assertThat(ArrowBatch.releasedUnclosed() - releasedUnclosedBefore)
+        .as("object reuse off: copies and originals all closed by the stages")
+        .isZero();
+  }
+
+  @Test
+  public void aFailureAfterCheckpointsRestartsAndCommitsEveryRowOnce() throws Exception {
+    Table table = createTable("failover");
+    ArrowJobRows.PacedRows.everyRowNanos = 100_000;
+    ArrowJob.ExchangedBatches.failAfterCheckpoints = 2;
+    Configuration conf = checkpointing(100);
+    conf.setString("execution.checkpointing.unaligned.enabled", "true");
+    StreamExecutionEnvironment env = env(conf, 2);
+    ArrowJob.build(env, warehouse, "failover", ROWS);
+
+    run(env, "failover");
+
+    assertThat(ArrowJob.ExchangedBatches.FAILED.get()).as("the injected failure ran").isTrue();
+    assertExactlyOnce(table);
+    ArrowJob.awaitArrowMemoryReturned();
+  }
+
+  @Test
+  public void savepointsRescaleTwoToFourToTwoAndCommitEveryRowOnce(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Table table = createTable("rescale");
+    ArrowJobRows.PacedRows.slowMillis = 2;
+
+    ArrowJobRows.PacedRows.slowAfter = ROWS / 4;
+    String first = runUntilSavepoint(cluster, null, 2, "rescale p2");
+    long afterFirst = committedRows(table);
+    assertThat(afterFirst).as("rows committed by the first savepoint").isPositive();
+
+    ArrowJobRows.PacedRows.slowAfter = ROWS / 2;
+    String second = runUntilSavepoint(cluster, first, 4, "rescale p4");
+    assertThat(committedRows(table))
+        .as("rows committed at parallelism 4")
+        .isGreaterThan(afterFirst);
+
+    ArrowJobRows.PacedRows.slowAfter = Long.MAX_VALUE;
+    Configuration conf = checkpointing(100);
+    conf.set(StateRecoveryOptions.SAVEPOINT_PATH, second);
+    StreamExecutionEnvironment env = env(conf, 2);
+    ArrowJob.build(env, warehouse, "rescale", ROWS);
+    run(env, "rescale p2 again");
+
+    assertExactlyOnce(table);
+    assertThat(ArrowJob.ExchangedBatches.PARALLELISMS).containsExactlyInAnyOrder(2, 4);
+    ArrowJob.awaitArrowMemoryReturned();
+    assertThat(ArrowBatch.releasedUnclosed() - releasedUnclosedBefore).isZero();
+  }
+
+  /**
+   * Runs the job at {@code parallelism} (from {@code savepoint} if set) until it has mapped {@code
+   * PacedRows.slowAfter} rows and is crawling, then stops it with a savepoint. A savepoint needs
+   * every task running (restored tasks start one by one), so the test waits for that too.
+   */
+  private String runUntilSavepoint(
+      MiniCluster cluster, String savepoint, int parallelism, String name) throws Exception {
+    Configuration conf = checkpointing(100);
+    if (savepoint != null) {
+      conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+    }
+    StreamExecutionEnvironment env = env(conf, parallelism);
+    ArrowJob.build(env, warehouse, "rescale", ROWS);
+    JobClient job = env.executeAsync(name);
+    try {
+      long target = ArrowJobRows.PacedRows.slowAfter;
+      awaitCondition(() -> ArrowJobRows.PacedRows.MAPPED.get() > target, name + " mid-stream");
+      awaitCondition(() -> allTasksRunning(cluster, job), name + " tasks running");
+      return job.stopWithSavepoint(
+              false, savepoints.toURI().toString(), SavepointFormatType.CANONICAL)
+          .get(60, TimeUnit.SECONDS);
+    } catch (Exception | AssertionError e) {
+      job.cancel().get(30, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  /** Every task of the job is running or, like a source subtask without a split, finished. */
+  private static boolean allTasksRunning(MiniCluster cluster, JobClient job) {
+    try {
+      for (AccessExecutionVertex vertex :
+          cluster
+              .getExecutionGraph(job.getJobID())
+              .get(10, TimeUnit.SECONDS)
+              .getAllExecutionVertices()) {
+        ExecutionState state = vertex.getExecutionState();
+        if (state != ExecutionState.RUNNING && state != ExecutionState.FINISHED) {
+          return false;
+        }
+      }
+      return true;
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot read the state of " + job.getJobID(), e);
+    }
+  }
+
+  private Table createTable(String name) {
+    return JobTables.createTable(
+        warehouse, name, ArrowJobRows.SCHEMA, JobTables.Partitioning.UNPARTITIONED, 2, Map.of());
+  }
+
+  private static Configuration checkpointing(long intervalMillis) {
+    Configuration conf = new Configuration();
+    conf.setString("execution.checkpointing.interval", intervalMillis + " ms");
+    conf.setString("execution.checkpointing.mode", "EXACTLY_ONCE");
+    return conf;
+  }
+
+  private static StreamExecutionEnvironment env(Configuration conf, int parallelism) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(parallelism);
+    return env;
+  }
+
+  /** Runs the job to its end, bounded in time. */
+  private static JobClient run(StreamExecutionEnvironment env, String name) throws Exception {
+    JobClient job = env.executeAsync(name);
+    try {
+      job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      job.cancel().get(30, TimeUnit.SECONDS);
+      throw new AssertionError(name + " did not finish in 180 s", e);
+    }
+    return job;
+  }
+
+  private static void awaitCondition(BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("Timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private static long committedRows(Table table) {
+    table.refresh();
+    return table.currentSnapshot() == null
+        ? 0
+        : Long.parseLong(table.currentSnapshot().summary().getOrDefault("total-records", "0"));
+  }
+
+  /** Every row once, every column as written, every data file Frazil's. */
+  private static void assertExactlyOnce(Table table) throws Exception {
+    assertThat(ArrowJobRows.committed(table))
+        .as("committed rows, all columns, sorted")
+        .hasSize((int) ROWS)
+        .isEqualTo(ArrowJobRows.expected(ROWS));
+    FlinkJobs.Files files = FlinkJobs.files(table);
+    assertThat(files.dataFiles).isNotEmpty();
+    for (DataFile file : files.dataFiles) {
+      assertThat(FlinkJobs.createdBy(file.location())).startsWith("frazil version ");
+    }
+  }
+}
