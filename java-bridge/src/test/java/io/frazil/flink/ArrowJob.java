@@ -109,6 +109,26 @@ final class ArrowJob {
   }
 
   /**
+   * In-flight bytes of the checkpoint the job last restored from (-1 if it restored none): what an
+   * unaligned checkpoint persisted of the batches in the exchanges, fed back into them on restore.
+   */
+  static long restoredInFlightBytes(AccessExecutionGraph graph) {
+    org.apache.flink.runtime.checkpoint.RestoredCheckpointStats restored =
+        graph.getCheckpointStatsSnapshot().getLatestRestoredCheckpoint();
+    if (restored == null) {
+      return -1;
+    }
+    for (AbstractCheckpointStats stats :
+        graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+      if (stats.getCheckpointId() == restored.getCheckpointId()) {
+        return stats.getPersistedData();
+      }
+    }
+    throw new AssertionError(
+        "The restored checkpoint " + restored.getCheckpointId() + " has no statistics");
+  }
+
+  /**
    * Waits (bounded) until no ArrowBatch is left unreleased in this JVM and the exchange allocator
    * holds nothing: batches a failed task dropped are released by the cleaner once the garbage
    * collector finds them. Call it when no job runs.

@@ -8,10 +8,13 @@ import java.io.File;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -93,10 +96,7 @@ public class TestArrowJobExactlyOnce {
     // Rows at full speed, a slow consumer after the keyed exchange: the exchanges fill up and
     // every checkpoint barrier overtakes batches in flight, which the checkpoint persists.
     ArrowJob.KeyedBatches.sleepMillis = 25;
-    Configuration conf = checkpointing(100);
-    conf.setString("execution.checkpointing.unaligned.enabled", "true");
-    conf.setString("execution.checkpointing.aligned-checkpoint-timeout", "0 ms");
-    StreamExecutionEnvironment env = env(conf, 2);
+    StreamExecutionEnvironment env = env(unaligned(), 2);
     ArrowJob.build(env, warehouse, "unaligned", ROWS);
     ArrowJob.assertBatchesCrossTheNetwork(env);
 
@@ -114,19 +114,25 @@ public class TestArrowJobExactlyOnce {
   }
 
   @Test
-  public void aFailureAfterCheckpointsRestartsAndCommitsEveryRowOnce() throws Exception {
+  public void aFailureAfterCheckpointsRestoresInFlightBatchesAndCommitsEveryRowOnce(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
     Table table = createTable("failover");
-    ArrowJobRows.PacedRows.everyRowNanos = 100_000;
+    // Backpressured as in the unaligned case, so the checkpoint the restart restores holds
+    // batches that were in flight and are fed back into the exchanges.
+    ArrowJob.KeyedBatches.sleepMillis = 10;
     ArrowJob.ExchangedBatches.failAfterCheckpoints = 2;
-    Configuration conf = checkpointing(100);
-    conf.setString("execution.checkpointing.unaligned.enabled", "true");
-    StreamExecutionEnvironment env = env(conf, 2);
+    StreamExecutionEnvironment env = env(unaligned(), 2);
     ArrowJob.build(env, warehouse, "failover", ROWS);
 
-    run(env, "failover");
+    JobClient job = run(env, "failover");
 
     assertThat(ArrowJob.ExchangedBatches.FAILED.get()).as("the injected failure ran").isTrue();
     assertExactlyOnce(table);
+    assertThat(
+            ArrowJob.restoredInFlightBytes(
+                cluster.getArchivedExecutionGraph(job.getJobID()).get(30, TimeUnit.SECONDS)))
+        .as("in-flight bytes of the checkpoint the restart restored")
+        .isPositive();
     ArrowJob.awaitArrowMemoryReturned();
   }
 
@@ -158,6 +164,85 @@ public class TestArrowJobExactlyOnce {
     assertThat(ArrowJob.ExchangedBatches.PARALLELISMS).containsExactlyInAnyOrder(2, 4);
     ArrowJob.awaitArrowMemoryReturned();
     assertThat(ArrowBatch.releasedUnclosed() - releasedUnclosedBefore).isZero();
+  }
+
+  @Test
+  public void anUnalignedCheckpointWithBatchesInFlightRestoresAtParallelismFour(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    Table table = createTable("rescale_unaligned");
+    ArrowJob.KeyedBatches.sleepMillis = 50;
+    Configuration conf = unaligned();
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, savepoints.toURI().toString());
+    conf.set(
+        CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+    StreamExecutionEnvironment env = env(conf, 2);
+    ArrowJob.build(env, warehouse, "rescale_unaligned", ROWS);
+    JobClient first = env.executeAsync("unaligned p2");
+    CompletedCheckpointStats checkpoint;
+    try {
+      awaitCondition(
+          () -> completedWithInFlightData(cluster, first) >= 2,
+          "checkpoints with batches in flight");
+    } finally {
+      first.cancel().get(30, TimeUnit.SECONDS);
+      awaitCondition(() -> isTerminal(cluster, first), "the cancelled job to end");
+    }
+    checkpoint =
+        (CompletedCheckpointStats)
+            cluster
+                .getArchivedExecutionGraph(first.getJobID())
+                .get(30, TimeUnit.SECONDS)
+                .getCheckpointStatsSnapshot()
+                .getHistory()
+                .getLatestCompletedCheckpoint();
+    assertThat(checkpoint.getPersistedData())
+        .as("in-flight bytes of the retained checkpoint")
+        .isPositive();
+
+    ArrowJob.KeyedBatches.sleepMillis = 0;
+    Configuration restore = checkpointing(100);
+    restore.set(StateRecoveryOptions.SAVEPOINT_PATH, checkpoint.getExternalPath());
+    StreamExecutionEnvironment restored = env(restore, 4);
+    ArrowJob.build(restored, warehouse, "rescale_unaligned", ROWS);
+    JobClient second = run(restored, "unaligned restored at p4");
+
+    assertExactlyOnce(table);
+    assertThat(ArrowJob.ExchangedBatches.PARALLELISMS).containsExactlyInAnyOrder(2, 4);
+    assertThat(
+            cluster
+                .getArchivedExecutionGraph(second.getJobID())
+                .get(30, TimeUnit.SECONDS)
+                .getCheckpointStatsSnapshot()
+                .getLatestRestoredCheckpoint()
+                .getCheckpointId())
+        .as("the checkpoint the p4 job restored")
+        .isEqualTo(checkpoint.getCheckpointId());
+    ArrowJob.awaitArrowMemoryReturned();
+  }
+
+  private static long completedWithInFlightData(MiniCluster cluster, JobClient job) {
+    try {
+      return cluster
+          .getExecutionGraph(job.getJobID())
+          .get(10, TimeUnit.SECONDS)
+          .getCheckpointStatsSnapshot()
+          .getHistory()
+          .getCheckpoints()
+          .stream()
+          .filter(c -> c instanceof CompletedCheckpointStats && c.getPersistedData() > 0)
+          .count();
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot read the checkpoints of " + job.getJobID(), e);
+    }
+  }
+
+  private static boolean isTerminal(MiniCluster cluster, JobClient job) {
+    try {
+      return cluster.getJobStatus(job.getJobID()).get(10, TimeUnit.SECONDS).isTerminalState();
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot read the status of " + job.getJobID(), e);
+    }
   }
 
   /**
@@ -209,6 +294,14 @@ public class TestArrowJobExactlyOnce {
   private Table createTable(String name) {
     return JobTables.createTable(
         warehouse, name, ArrowJobRows.SCHEMA, JobTables.Partitioning.UNPARTITIONED, 2, Map.of());
+  }
+
+  /** Unaligned from the first barrier on (no aligned phase first). */
+  private static Configuration unaligned() {
+    Configuration conf = checkpointing(100);
+    conf.setString("execution.checkpointing.unaligned.enabled", "true");
+    conf.setString("execution.checkpointing.aligned-checkpoint-timeout", "0 ms");
+    return conf;
   }
 
   private static Configuration checkpointing(long intervalMillis) {
