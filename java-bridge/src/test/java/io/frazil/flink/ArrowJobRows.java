@@ -96,8 +96,12 @@ final class ArrowJobRows {
     return rows;
   }
 
+  /**
+   * The table's columns of {@code record} (a reader applying position deletes appends {@code _pos}
+   * to its records; it is left out).
+   */
   static String asText(Record record) {
-    Object[] values = new Object[record.size()];
+    Object[] values = new Object[SCHEMA.columns().size()];
     for (int i = 0; i < values.length; i++) {
       Object value = record.get(i);
       values[i] = value instanceof CharSequence ? value.toString() : value;
