@@ -96,13 +96,25 @@ final class ArrowJob {
     assertThat(checked).hasSize(2);
   }
 
-  /** Bytes of in-flight data the job's completed checkpoints persisted (unaligned only). */
-  static long persistedInFlightBytes(AccessExecutionGraph graph) {
+  /**
+   * Bytes of in-flight data the completed checkpoints persisted for the subtasks of the task whose
+   * name contains {@code task} (unaligned checkpoints only).
+   */
+  static long persistedInFlightBytes(AccessExecutionGraph graph, String task) {
     long bytes = 0;
     for (AbstractCheckpointStats stats :
         graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
-      if (stats instanceof CompletedCheckpointStats) {
-        bytes += stats.getPersistedData();
+      if (!(stats instanceof CompletedCheckpointStats)) {
+        continue;
+      }
+      for (org.apache.flink.runtime.checkpoint.TaskStateStats taskStats :
+          stats.getAllTaskStateStats()) {
+        if (graph.getJobVertex(taskStats.getJobVertexId()).getName().contains(task)) {
+          for (org.apache.flink.runtime.checkpoint.SubtaskStateStats subtask :
+              taskStats.getSubtaskStats()) {
+            bytes += subtask == null ? 0 : subtask.getPersistedData();
+          }
+        }
       }
     }
     return bytes;
@@ -156,9 +168,9 @@ final class ArrowJob {
   }
 
   /**
-   * After the rebalance: counts batches and rows, fails once when told to (after a number of
-   * completed checkpoints), and passes each batch on. Its only output is the keyed exchange, which
-   * serializes the batch inside {@code collect}, so it closes the batch right after.
+   * After the rebalance: counts batches, fails once when a test says so ({@link #failNow}), and
+   * passes each batch on. Its only output is the keyed exchange, which serializes the batch inside
+   * {@code collect}, so it closes the batch right after.
    */
   static final class ExchangedBatches extends RichFlatMapFunction<ArrowBatch, ArrowBatch>
       implements CheckpointListener {
@@ -167,14 +179,16 @@ final class ArrowJob {
     static final AtomicBoolean FAILED = new AtomicBoolean();
     static final java.util.Set<Integer> PARALLELISMS =
         java.util.concurrent.ConcurrentHashMap.newKeySet();
-    static volatile long failAfterCheckpoints = -1;
+
+    /** Set by a test: the next batch fails its task (once). */
+    static volatile boolean failNow = false;
 
     static void reset() {
       PARALLELISMS.clear();
       BATCHES.set(0);
       COMPLETED_CHECKPOINTS.set(0);
       FAILED.set(false);
-      failAfterCheckpoints = -1;
+      failNow = false;
     }
 
     @Override
@@ -185,11 +199,8 @@ final class ArrowJob {
     @Override
     public void flatMap(ArrowBatch batch, Collector<ArrowBatch> out) {
       BATCHES.incrementAndGet();
-      if (failAfterCheckpoints >= 0
-          && COMPLETED_CHECKPOINTS.get() >= failAfterCheckpoints
-          && FAILED.compareAndSet(false, true)) {
-        throw new IllegalStateException(
-            "Injected failure after " + failAfterCheckpoints + " checkpoints");
+      if (failNow && FAILED.compareAndSet(false, true)) {
+        throw new IllegalStateException("Injected failure");
       }
       out.collect(batch);
       batch.close();
@@ -202,18 +213,19 @@ final class ArrowJob {
   }
 
   /**
-   * After the keyBy: sleeps {@link #sleepMillis} per batch (the backpressure unaligned checkpoints
-   * need) and passes the batch on to the chained conversion. With object reuse on, that successor
-   * gets this very instance and closes it; with object reuse off it gets a copy, and this one is
-   * closed here.
+   * After the keyBy: sleeps {@link #microsPerRow} per row of each batch (the backpressure unaligned
+   * checkpoints need; per row, so that small batches cut at checkpoints cost little) and passes the
+   * batch on to the chained conversion. With object reuse on, that successor gets this very
+   * instance and closes it; with object reuse off it gets a copy, and this one is closed here.
    */
   static final class KeyedBatches extends RichFlatMapFunction<ArrowBatch, ArrowBatch> {
-    static volatile long sleepMillis = 0;
+    static volatile long microsPerRow = 0;
 
     @Override
     public void flatMap(ArrowBatch batch, Collector<ArrowBatch> out) throws InterruptedException {
-      if (sleepMillis > 0) {
-        Thread.sleep(sleepMillis);
+      long millis = microsPerRow * batch.rowCount() / 1000;
+      if (millis > 0) {
+        Thread.sleep(millis);
       }
       out.collect(batch);
       if (!getRuntimeContext().isObjectReuseEnabled()) {

@@ -150,8 +150,11 @@ public class TestArrowJobBadInput {
   private static StreamExecutionEnvironment env(boolean objectReuse) {
     Configuration conf = new Configuration();
     conf.setString("restart-strategy.type", "none");
-    conf.setString("pipeline.object-reuse", Boolean.toString(objectReuse));
+    conf.set(org.apache.flink.configuration.PipelineOptions.OBJECT_REUSE, objectReuse);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    // Applies conf to the checkpoint and execution configs explicitly, the same on every Flink
+    // line.
+    env.configure(conf);
     env.setParallelism(1);
     env.enableCheckpointing(100);
     return env;
