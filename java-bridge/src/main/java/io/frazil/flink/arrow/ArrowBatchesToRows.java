@@ -51,6 +51,9 @@ public final class ArrowBatchesToRows extends RichFlatMapFunction<ArrowBatch, Ro
     RowKind[] kinds;
     try {
       checkSchema(batch);
+      if (batch.rowCount() == 0) {
+        return;
+      }
       rows = columns.copy(batch.root());
       kinds = columns.rowKinds(batch.root());
     } finally {
