@@ -53,11 +53,12 @@ public class TestArrowJobExactlyOnce {
   private long releasedUnclosedBefore;
 
   /**
-   * On Flink 1.20.1 and 2.0.0 (MiniCluster, this job with IcebergSink) every subtask's checkpoint
-   * stayed aligned, 0 bytes in flight, although the job graph has unaligned checkpoints on; the
-   * same batches into a DiscardingSink got unaligned checkpoints there. Not explained yet (Flink's
-   * SinkTransformationTranslator disables unaligned checkpoints on the committer's input edges,
-   * which alone should not align the rest), so the in-flight cases run on Flink 2.1 and later.
+   * Flink 1.20.1 and 2.0.0 take only aligned checkpoints of any job with a Sink V2 that has a
+   * committer, such as IcebergSink: FLINK-37870 (fixed in 2.1). Their {@code
+   * SinkTransformationTranslator} means to disable unaligned checkpoints between the sink's writer
+   * and committer, but seeds its visited set with {@code new HashSet<>(writer.getId())} (a
+   * capacity, not the id), so its walk passes the writer and disables them on every exchange
+   * upstream too. The in-flight cases therefore run on Flink 2.1 and later.
    */
   private static void assumeUnalignedCheckpointsInThisMiniCluster() {
     String version = EnvironmentInformation.getVersion();
