@@ -162,6 +162,18 @@ impl OutputBuffer {
         self.segments.iter().map(Segment::held).sum()
     }
 
+    /// Bytes of the pending segments that are pages kept as they were handed over.
+    #[cfg(test)]
+    pub(crate) fn kept_page_bytes(&self) -> usize {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Page(p) => p.len(),
+                Segment::Owned(_) => 0,
+            })
+            .sum()
+    }
+
     /// An owned segment with room for `additional` more bytes at the back.
     fn room_for(&mut self, additional: usize) -> &mut Vec<u8> {
         let fits = matches!(
