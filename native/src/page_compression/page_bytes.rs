@@ -7,35 +7,53 @@ use std::cell::RefCell;
 use bytes::Bytes;
 use parquet::errors::ParquetError;
 
+use crate::allocator::UncountedBuffer;
 use crate::error::{NativeError, Result};
 
+/// The largest Zstd output buffer a thread keeps for its next page: the compression bound of a
+/// 1 MiB page (the default page size) with room to spare. A larger one, for an outsized
+/// dictionary page, is freed after use.
+const RETAINED_SCRATCH: usize = 2 << 20;
+
 /// Compresses one v1 data page's bytes as arrow-rs's Zstd codec does and returns its header
-/// with the compressed size, and the compressed bytes.
+/// with the compressed size, and the compressed bytes in one allocation of their exact size (the
+/// page waits in memory until its row group closes). Zstd writes into the thread's scratch
+/// buffer, sized for the worst case and left out of the memory count (see
+/// [`UncountedBuffer`]), and the page is copied out of it once.
 pub(super) fn compress_page(level: i32, header: &[u8], data: &[u8]) -> Result<(Bytes, Bytes)> {
     thread_local! {
         /// One Zstd context per encoder thread, reused like arrow-rs reuses one per column
         /// writer (a context costs more to create than a small page to compress).
         static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
             const { RefCell::new(None) };
+        /// Where the thread's Zstd context writes a page.
+        static SCRATCH: RefCell<UncountedBuffer> = const { RefCell::new(UncountedBuffer::new()) };
     }
-    let compressed = COMPRESSOR.with(|cell| -> std::io::Result<Vec<u8>> {
-        let mut cell = cell.borrow_mut();
-        if cell.as_ref().is_none_or(|(l, _)| *l != level) {
-            *cell = Some((level, zstd::bulk::Compressor::new(level)?));
-        }
-        let (_, compressor) = cell.as_mut().expect("set above");
-        let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(data.len()));
-        compressor.compress_to_buffer(data, &mut out)?;
-        // arrow-rs shrinks its page buffer too: the page waits in memory until the row group
-        // closes.
-        out.shrink_to_fit();
-        Ok(out)
-    });
-    let compressed = compressed.map_err(|e| {
+    let failed = |e: std::io::Error| {
         NativeError::parquet("compressing a page", ParquetError::External(Box::new(e)))
+    };
+    let compressed = COMPRESSOR.with(|cell| {
+        SCRATCH.with(|scratch| -> Result<Bytes> {
+            let mut cell = cell.borrow_mut();
+            if cell.as_ref().is_none_or(|(l, _)| *l != level) {
+                *cell = Some((level, zstd::bulk::Compressor::new(level).map_err(failed)?));
+            }
+            let (_, compressor) = cell.as_mut().expect("set above");
+            let mut scratch = scratch.borrow_mut();
+            let bound = zstd::zstd_safe::compress_bound(data.len());
+            let room = scratch.with_room(bound).ok_or_else(|| {
+                NativeError::InvalidState(format!("no memory for a {bound}-byte page buffer"))
+            })?;
+            let written = compressor.compress_to_buffer(data, room).map_err(failed);
+            let page = written.map(|len| Bytes::copy_from_slice(&room[..len]));
+            if scratch.capacity() > RETAINED_SCRATCH {
+                scratch.release();
+            }
+            page
+        })
     })?;
     let header = with_compressed_size(header, compressed.len())?;
-    Ok((Bytes::from(header), Bytes::from(compressed)))
+    Ok((Bytes::from(header), compressed))
 }
 
 /// `header`, a thrift compact `PageHeader`, with field 3 (`compressed_page_size`) set to `size`.
