@@ -1,0 +1,281 @@
+package io.frazil.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.frazil.exchange.ArrowBatch;
+import io.frazil.flink.arrow.ArrowRowLayout;
+import io.frazil.flink.arrow.FrazilArrowSink;
+import io.frazil.flink.arrow.FrazilArrowSource;
+import io.frazil.jni.NativeParquetReader;
+import io.frazil.read.ReadCounters;
+import java.io.File;
+import java.io.RandomAccessFile;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link FrazilArrowSource}: an Iceberg table read as {@link ArrowBatch}es (source files written by
+ * Iceberg's own Parquet writer, partitioned by identity on a date) goes straight into {@link
+ * FrazilArrowSink}; the copy is compared, every column of every row, with the source as Iceberg's
+ * generic reader reads both tables.
+ */
+public class TestArrowSource {
+  private static final int ROWS = 3_000;
+
+  @RegisterExtension
+  static final FrazilMiniCluster CLUSTER = FrazilMiniCluster.installedLikeACluster();
+
+  @TempDir private File warehouse;
+
+  private long releasedUnclosedBefore;
+
+  @BeforeEach
+  public void resetJobState() throws InterruptedException {
+    FailOnceAfterACheckpoint.reset();
+    BatchRowsAsText.SCHEMAS.clear();
+    ArrowJob.awaitArrowMemoryReturned();
+    releasedUnclosedBefore = ArrowBatch.releasedUnclosed();
+  }
+
+  @Test
+  public void copiesAPartitionedTableReadNatively() throws Exception {
+    Table source = sourceTable("source");
+    List<DataFile> files = ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
+    assertThat(files).as("source files").hasSizeGreaterThanOrEqualTo(6);
+    Table copy =
+        ArrowSourceTables.create(
+            warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
+    long nativeBefore = ReadCounters.nativeFiles();
+    long stockBefore = ReadCounters.stockFiles();
+
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    DataStream<ArrowBatch> batches =
+        FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source"))
+            .batchRows(256)
+            .stream(env, "arrow source");
+    FrazilArrowSink.append(batches, FlinkJobs.tableLoader(warehouse, "copy"));
+    env.execute("arrow source copy");
+
+    assertThat(ArrowJobRows.committed(copy))
+        .as("the copy, every column")
+        .isEqualTo(ArrowJobRows.committed(source))
+        .isEqualTo(expected(ArrowSourceTables.ids(ROWS)));
+    assertThat(ReadCounters.nativeFiles() - nativeBefore)
+        .as("source files read natively")
+        .isEqualTo(files.size());
+    assertThat(ReadCounters.stockFiles() - stockBefore)
+        .as("files read by Iceberg's reader")
+        .isZero();
+    assertMemoryReturnedAndNothingLeftToTheCleaner();
+  }
+
+  @Test
+  public void aFailureAfterACheckpointMidReadRestoresEveryRowOnce() throws Exception {
+    Table source = sourceTable("source");
+    ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
+    Table copy =
+        ArrowSourceTables.create(
+            warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
+
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    env.enableCheckpointing(100);
+    FrazilArrowSource.Builder builder =
+        FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source")).batchRows(50);
+    DataStream<ArrowBatch> batches =
+        builder.stream(env, "arrow source")
+            .flatMap(new FailOnceAfterACheckpoint())
+            .returns(builder.layout().typeInfo());
+    FrazilArrowSink.append(batches, FlinkJobs.tableLoader(warehouse, "copy"));
+    env.execute("arrow source failover");
+
+    assertThat(FailOnceAfterACheckpoint.FAILED.get()).as("the failure was injected").isTrue();
+    assertThat(FailOnceAfterACheckpoint.BATCHES_BEFORE_FAILURE.get())
+        .as("batches read before the failure")
+        .isGreaterThan(0)
+        .isLessThan(ROWS / 50);
+    assertThat(ArrowJobRows.committed(copy))
+        .as("every row exactly once, every column")
+        .isEqualTo(expected(ArrowSourceTables.ids(ROWS)));
+    ArrowJob.awaitArrowMemoryReturned();
+  }
+
+  @Test
+  public void aProjectedSourceEmitsBatchesOfJustThoseColumns() throws Exception {
+    Table source = sourceTable("source");
+    ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
+    // The partition column (a constant of each file) and one stored column.
+    Schema projection = ArrowJobRows.SCHEMA.select("day", "label");
+
+    FrazilArrowSource.Builder builder =
+        FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source")).project(projection);
+    assertThat(builder.layout().arrowSchema())
+        .isEqualTo(ArrowRowLayout.appendOnly(projection).arrowSchema());
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    List<String> rows;
+    try (CloseableIterator<String> collected =
+        builder.stream(env, "projected").flatMap(new BatchRowsAsText()).executeAndCollect()) {
+      rows = new ArrayList<>();
+      collected.forEachRemaining(rows::add);
+    }
+
+    assertThat(BatchRowsAsText.SCHEMAS)
+        .as("the schema of every batch")
+        .containsExactly(ArrowRowLayout.appendOnly(projection).arrowSchema().toString());
+    List<String> expected = new ArrayList<>();
+    for (long id : ArrowSourceTables.ids(ROWS)) {
+      Object[] values = ArrowJobRows.values(id);
+      expected.add(Arrays.toString(new Object[] {values[5], values[1]}));
+    }
+    expected.sort(null);
+    rows.sort(null);
+    assertThat(rows).isEqualTo(expected);
+    assertMemoryReturnedAndNothingLeftToTheCleaner();
+  }
+
+  @Test
+  public void aCorruptedDataFileFailsTheJobNamingItAndLeavesNoMemory() throws Exception {
+    Table source = sourceTable("source");
+    List<DataFile> files = ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
+    String corrupted = files.get(0).location();
+    File data = new File(pathOf(corrupted));
+    try (RandomAccessFile file = new RandomAccessFile(data, "rw")) {
+      // Overwrites bytes of the first column chunk (right after the leading magic): its page header
+      // and data, well before the footer, so the file still opens.
+      file.seek(8);
+      file.write(new byte[] {(byte) 0xde, (byte) 0xad, (byte) 0xbe, (byte) 0xef, 0x55, 0x55});
+    }
+    // Hadoop's local file system would find the corruption first, by the file's checksum sidecar.
+    assertThat(new File(data.getParentFile(), "." + data.getName() + ".crc").delete())
+        .as("checksum sidecar removed")
+        .isTrue();
+    ArrowSourceTables.create(warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
+
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    FrazilArrowSink.append(
+        FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source")).stream(
+            env, "corrupt"),
+        FlinkJobs.tableLoader(warehouse, "copy"));
+
+    assertThatThrownBy(() -> env.execute("arrow source corrupt file"))
+        .hasStackTraceContaining(
+            "NativeReaderException: Cannot read Parquet file " + pathOf(corrupted) + ": decoding");
+    ArrowJob.awaitArrowMemoryReturned();
+    FlinkJobs.assertNothingLeaked();
+    assertThat(NativeParquetReader.openReaders()).as("native readers left open").isZero();
+  }
+
+  private Table sourceTable(String name) {
+    return ArrowSourceTables.create(warehouse, name, ArrowJobRows.SCHEMA, ArrowSourceTables.BY_DAY);
+  }
+
+  private void assertMemoryReturnedAndNothingLeftToTheCleaner() throws InterruptedException {
+    ArrowJob.awaitArrowMemoryReturned();
+    FlinkJobs.assertNothingLeaked();
+    assertThat(NativeParquetReader.openReaders()).as("native readers left open").isZero();
+    assertThat(ArrowBatch.releasedUnclosed() - releasedUnclosedBefore)
+        .as("batches left to the cleaner: the source and the sink closed what they held")
+        .isZero();
+  }
+
+  private static String pathOf(String location) {
+    return location.startsWith("file:") ? java.net.URI.create(location).getPath() : location;
+  }
+
+  private static List<String> expected(List<Long> ids) {
+    return ids.stream()
+        .map(id -> Arrays.toString(ArrowJobRows.values(id)))
+        .sorted()
+        .collect(Collectors.toList());
+  }
+
+  /** Each row of a (day, label) batch as text; records every batch's schema; closes the batch. */
+  static final class BatchRowsAsText extends RichFlatMapFunction<ArrowBatch, String> {
+    static final Set<String> SCHEMAS = ConcurrentHashMap.newKeySet();
+
+    @Override
+    public void flatMap(ArrowBatch batch, Collector<String> out) {
+      try {
+        SCHEMAS.add(batch.schema().toString());
+        FieldVector days = batch.root().getVector("day");
+        FieldVector labels = batch.root().getVector("label");
+        for (int i = 0; i < batch.rowCount(); i++) {
+          Object day = days.getObject(i);
+          Object label = labels.getObject(i);
+          out.collect(
+              Arrays.toString(
+                  new Object[] {
+                    day == null ? null : LocalDate.ofEpochDay((Integer) day),
+                    label == null ? null : label.toString()
+                  }));
+        }
+      } finally {
+        batch.close();
+      }
+    }
+  }
+
+  /**
+   * Passes batches on (closing each after {@code collect}: object reuse is off), paced; fails once,
+   * at the first batch after a checkpoint completed that had batches before it.
+   */
+  static final class FailOnceAfterACheckpoint extends RichFlatMapFunction<ArrowBatch, ArrowBatch>
+      implements CheckpointListener {
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    static final AtomicLong BATCHES_BEFORE_FAILURE = new AtomicLong();
+    private static final AtomicLong SEEN = new AtomicLong();
+    private static final AtomicBoolean CHECKPOINTED_AFTER_BATCHES = new AtomicBoolean();
+
+    static void reset() {
+      FAILED.set(false);
+      BATCHES_BEFORE_FAILURE.set(0);
+      SEEN.set(0);
+      CHECKPOINTED_AFTER_BATCHES.set(false);
+    }
+
+    @Override
+    public void flatMap(ArrowBatch batch, Collector<ArrowBatch> out) throws Exception {
+      if (CHECKPOINTED_AFTER_BATCHES.get() && FAILED.compareAndSet(false, true)) {
+        BATCHES_BEFORE_FAILURE.set(SEEN.get());
+        batch.close();
+        throw new IllegalStateException("injected failure after a completed checkpoint");
+      }
+      SEEN.incrementAndGet();
+      Thread.sleep(20);
+      try {
+        out.collect(batch);
+      } finally {
+        batch.close();
+      }
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      if (SEEN.get() > 0) {
+        CHECKPOINTED_AFTER_BATCHES.set(true);
+      }
+    }
+  }
+}
