@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
@@ -97,8 +98,7 @@ public class TestArrowSource {
     Table source = sourceTable("source");
     ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
     Table copy =
-        ArrowSourceTables.create(
-            warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
+        ArrowSourceTables.create(warehouse, "copy", ArrowJobRows.SCHEMA, ArrowSourceTables.BY_DAY);
 
     StreamExecutionEnvironment env = FlinkJobs.env(2);
     env.enableCheckpointing(100);
@@ -116,6 +116,10 @@ public class TestArrowSource {
         .as("batches read before the failure")
         .isGreaterThan(0)
         .isLessThan(ROWS / 50);
+    assertThat(FailOnceAfterACheckpoint.ROWS_AFTER_FAILURE.get())
+        .as("rows read after the restore: the restored split positions skipped the rows committed")
+        .isGreaterThan(0)
+        .isLessThan(ROWS);
     assertThat(ArrowJobRows.committed(copy))
         .as("every row exactly once, every column")
         .isEqualTo(expected(ArrowSourceTables.ids(ROWS)));
@@ -173,7 +177,12 @@ public class TestArrowSource {
         .isTrue();
     ArrowSourceTables.create(warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
 
-    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    // No restarts: every attempt would fail the same way.
+    Configuration conf = new Configuration();
+    conf.setString("restart-strategy.type", "none");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.configure(conf);
+    env.setParallelism(2);
     FrazilArrowSink.append(
         FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source")).stream(
             env, "corrupt"),
@@ -245,12 +254,14 @@ public class TestArrowSource {
       implements CheckpointListener {
     static final AtomicBoolean FAILED = new AtomicBoolean();
     static final AtomicLong BATCHES_BEFORE_FAILURE = new AtomicLong();
+    static final AtomicLong ROWS_AFTER_FAILURE = new AtomicLong();
     private static final AtomicLong SEEN = new AtomicLong();
     private static final AtomicBoolean CHECKPOINTED_AFTER_BATCHES = new AtomicBoolean();
 
     static void reset() {
       FAILED.set(false);
       BATCHES_BEFORE_FAILURE.set(0);
+      ROWS_AFTER_FAILURE.set(0);
       SEEN.set(0);
       CHECKPOINTED_AFTER_BATCHES.set(false);
     }
@@ -263,6 +274,9 @@ public class TestArrowSource {
         throw new IllegalStateException("injected failure after a completed checkpoint");
       }
       SEEN.incrementAndGet();
+      if (FAILED.get()) {
+        ROWS_AFTER_FAILURE.addAndGet(batch.rowCount());
+      }
       Thread.sleep(20);
       try {
         out.collect(batch);
