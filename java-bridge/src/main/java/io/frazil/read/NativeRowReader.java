@@ -52,12 +52,14 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
   private final RowConverter converter;
   private final ReadListener listener;
   private final ColumnarRowData reused;
+  private final List<Field> fileFields;
   private byte[] fetchBuffer;
 
   private int nextRowGroup = 0;
   private BlockMetaData rowGroup = null;
   private long rowsLeftInGroup = 0;
   private long nextPosition = 0;
+  private long batchPosition = 0;
   private VectorizedColumnBatch batch = null;
   private int rowsInBatch = 0;
   private int nextRow = 0;
@@ -72,7 +74,8 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       NativeParquetReader decoder,
       VectorSchemaRoot root,
       RowConverter converter,
-      ReadListener listener) {
+      ReadListener listener,
+      List<Field> fileFields) {
     this.file = file;
     this.stream = stream;
     this.plan = plan;
@@ -83,6 +86,7 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
     this.converter = converter;
     this.listener = listener;
     this.reused = settings.reuseContainers ? new ColumnarRowData() : null;
+    this.fileFields = fileFields;
   }
 
   /**
@@ -117,7 +121,7 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
               settings.projection.asStruct(), plan.projection, fields, settings.idToConstant);
       listener.fileOpened();
       return new NativeRowReader(
-          file, stream, plan, settings, allocator, decoder, root, converter, listener);
+          file, stream, plan, settings, allocator, decoder, root, converter, listener, fields);
     } catch (UnsupportedReadException | Error e) {
       closeAll(e, root, decoder, allocator, stream);
       throw e;
@@ -169,16 +173,84 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
   }
 
   private boolean loadBatch() throws IOException {
+    int rows = decoder == null ? decodeBatch(null, null) : decodeBatch(root, allocator);
+    if (rows == 0) {
+      return false;
+    }
+    try {
+      batch = converter.convert(decoder == null ? null : root, rows, batchPosition);
+    } finally {
+      if (decoder != null) {
+        root.clear();
+      }
+    }
+    rowsInBatch = rows;
+    nextRow = 0;
+    if (reused != null) {
+      reused.setVectorizedColumnBatch(batch);
+    }
+    return true;
+  }
+
+  /**
+   * How this file's decoded batches become batches of {@code target} (the table's Arrow layout of
+   * the projection) without rows, or null when they cannot exactly (see {@link BatchAssembly}).
+   */
+  public BatchAssembly batchAssembly(org.apache.arrow.vector.types.pojo.Schema target) {
+    if (decoder == null) {
+      return null;
+    }
+    return BatchAssembly.plan(
+        settings.projection, plan.projection, fileFields, settings.idToConstant, target);
+  }
+
+  /**
+   * The next decoded batch as a root of {@code assembly}'s layout whose buffers are accounted in
+   * {@code into} (the caller owns and closes it), or null at the end of the file. Not to be mixed
+   * with {@link #next()} on one reader.
+   */
+  public VectorSchemaRoot nextBatch(BatchAssembly assembly, BufferAllocator into) {
+    if (closed) {
+      return null;
+    }
+    // Imported straight into {@code into}'s accounting: the decoded buffers never belong to this
+    // reader's allocator, so handing them over moves no memory between allocators.
+    VectorSchemaRoot decoded = VectorSchemaRoot.create(root.getSchema(), into);
+    try {
+      int rows = decodeBatch(decoded, into);
+      if (rows == 0) {
+        return null;
+      }
+      return assembly.assemble(decoded, rows, into);
+    } catch (RuntimeException e) {
+      RuntimeException wrapped = wrap(file, e);
+      closeAfterFailure(wrapped);
+      throw wrapped;
+    } catch (IOException e) {
+      RuntimeIOException wrapped =
+          new RuntimeIOException(e, "Failed to read Parquet file %s", file.location());
+      closeAfterFailure(wrapped);
+      throw wrapped;
+    } finally {
+      decoded.close();
+    }
+  }
+
+  /**
+   * Decodes the next batch (into {@code into}, imported in {@code importer}'s accounting, when
+   * columns are read) and returns its rows, 0 at the end of the file; {@code batchPosition} is the
+   * file position of its first row.
+   */
+  private int decodeBatch(VectorSchemaRoot into, BufferAllocator importer) throws IOException {
     while (rowsLeftInGroup == 0) {
       if (nextRowGroup >= plan.rowGroups.size()) {
-        return false;
+        return 0;
       }
       startRowGroup(plan.rowGroups.get(nextRowGroup++));
     }
     int rows;
     if (decoder == null) {
       rows = (int) Math.min(rowsLeftInGroup, settings.batchRows);
-      batch = converter.convert(null, rows, nextPosition);
     } else {
       try (ArrowArray exported = ArrowArray.allocateNew(allocator)) {
         rows = decoder.nextBatch(exported.memoryAddress());
@@ -192,26 +264,20 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
                   + rowGroup.getRowCount()
                   + " rows");
         }
-        Data.importIntoVectorSchemaRoot(allocator, exported, root, null);
-      }
-      try {
-        batch = converter.convert(root, rows, nextPosition);
-      } finally {
-        root.clear();
+        Data.importIntoVectorSchemaRoot(importer, exported, into, null);
       }
     }
     if (rows > rowsLeftInGroup) {
+      if (decoder != null) {
+        into.clear();
+      }
       throw new NativeReaderException(
           "row group " + rowGroup.getOrdinal() + " decoded more rows than its footer states");
     }
     rowsLeftInGroup -= rows;
+    batchPosition = nextPosition;
     nextPosition += rows;
-    rowsInBatch = rows;
-    nextRow = 0;
-    if (reused != null) {
-      reused.setVectorizedColumnBatch(batch);
-    }
-    return true;
+    return rows;
   }
 
   private void startRowGroup(BlockMetaData next) throws IOException {

@@ -71,6 +71,8 @@ public class TestArrowSource {
             warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
     long nativeBefore = ReadCounters.nativeFiles();
     long stockBefore = ReadCounters.stockFiles();
+    long decodedBefore = FrazilArrowSource.decodedTasks();
+    long rowTasksBefore = FrazilArrowSource.rowTasks();
 
     StreamExecutionEnvironment env = FlinkJobs.env(2);
     DataStream<ArrowBatch> batches =
@@ -90,6 +92,10 @@ public class TestArrowSource {
     assertThat(ReadCounters.stockFiles() - stockBefore)
         .as("files read by Iceberg's reader")
         .isZero();
+    assertThat(FrazilArrowSource.decodedTasks() - decodedBefore)
+        .as("files whose decoded batches were handed over as they are")
+        .isEqualTo(files.size());
+    assertThat(FrazilArrowSource.rowTasks() - rowTasksBefore).as("files read as rows").isZero();
     assertMemoryReturnedAndNothingLeftToTheCleaner();
   }
 

@@ -1,13 +1,13 @@
 package io.frazil.flink.arrow;
 
 import io.frazil.exchange.ArrowBatch;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.flink.source.DataIterator;
-import org.apache.iceberg.flink.source.RowDataFileScanTaskReader;
 import org.apache.iceberg.flink.source.reader.ReaderFunction;
 import org.apache.iceberg.flink.source.reader.RecordAndPosition;
 import org.apache.iceberg.flink.source.split.IcebergSourceSplit;
@@ -16,22 +16,18 @@ import org.apache.iceberg.io.FileIO;
 
 /**
  * Iceberg's FLIP-27 {@code IcebergSource} reader function for {@link ArrowBatch}es of an {@link
- * ArrowRowLayout} (append-only: the table's projected columns).
+ * ArrowRowLayout} (append-only: the table's projected columns), one batch per fetch.
  *
- * <p>Where the rows come from: each file scan task is opened by Iceberg's own {@link
- * RowDataFileScanTaskReader}, exactly as {@code RowDataReaderFunction} opens it, so the Parquet
- * files are decoded by the installed Frazil read hook ({@code FrazilReadBuilder}: natively, or by
- * Iceberg's reader for the files its rules send there) and Iceberg applies what the file reader
- * does not: position, equality and deletion-vector deletes ({@code DeleteFilter}), the source's row
- * filters ({@code FlinkSourceFilter}), identity-partition and metadata constants, the projection of
- * the columns deletes needed. Every task, with or without deletes or filters, is therefore read
- * exactly as Iceberg's RowData source reads it; the rows (reused views over the native reader's
- * heap vectors) are then written into the layout's Arrow vectors ({@link SplitBatches}). The native
- * reader's decoded Arrow batches are not handed over as they are: their layout is the file's
- * (arrow-rs types, file field order, no constants, no deletes applied), not the table's.
+ * <p>Where the batches come from ({@link SplitBatches}): a task without delete files, read without
+ * row filters, whose Parquet file the installed Frazil read hook decodes natively and whose columns
+ * are plain file columns of the layout's Arrow types or partition constants, gets the native
+ * reader's decoded batches themselves (buffers transferred into the exchange allocator, no rows).
+ * Every other task is read exactly as Iceberg's RowData source reads it ({@code
+ * RowDataFileScanTaskReader}: deletes, row filters, constants and metadata columns applied by
+ * Iceberg, the file still decoded natively where the read hook can) and its rows are written into
+ * the layout's vectors. Split positions count rows, at batch boundaries.
  *
- * <p>Split positions count rows ({@link SplitBatches}); a source built with this function ignores
- * the builder's {@code limit}.
+ * <p>A source built with this function ignores the builder's {@code limit}.
  */
 public final class ArrowBatchReaderFunction implements ReaderFunction<ArrowBatch> {
   private static final long serialVersionUID = 1L;
@@ -75,7 +71,7 @@ public final class ArrowBatchReaderFunction implements ReaderFunction<ArrowBatch
     this.caseSensitive = caseSensitive;
     this.io = io;
     this.encryption = encryption;
-    this.filters = filters;
+    this.filters = filters == null ? Collections.emptyList() : new ArrayList<>(filters);
     this.batchRows = batchRows;
     this.closeEmitted = closeEmitted;
   }
@@ -87,21 +83,38 @@ public final class ArrowBatchReaderFunction implements ReaderFunction<ArrowBatch
   @Override
   public CloseableIterator<RecordsWithSplitIds<RecordAndPosition<ArrowBatch>>> apply(
       IcebergSourceSplit split) {
-    RowDataFileScanTaskReader tasks =
-        new RowDataFileScanTaskReader(
-            tableSchema, layout.tableSchema(), nameMapping, caseSensitive, filters);
-    DataIterator<org.apache.flink.table.data.RowData> rows =
-        new DataIterator<>(tasks, split.task(), io, encryption);
-    try {
-      rows.seek(split.fileOffset(), split.recordOffset());
-    } catch (RuntimeException | Error e) {
-      try {
-        rows.close();
-      } catch (java.io.IOException | RuntimeException closing) {
-        e.addSuppressed(closing);
-      }
-      throw e;
-    }
-    return new SplitBatches(split.splitId(), rows, layout, batchRows, closeEmitted);
+    return new SplitBatches(split, this);
+  }
+
+  Schema tableSchema() {
+    return tableSchema;
+  }
+
+  String nameMapping() {
+    return nameMapping;
+  }
+
+  boolean caseSensitive() {
+    return caseSensitive;
+  }
+
+  FileIO io() {
+    return io;
+  }
+
+  EncryptionManager encryption() {
+    return encryption;
+  }
+
+  List<Expression> filters() {
+    return filters;
+  }
+
+  int batchRows() {
+    return batchRows;
+  }
+
+  boolean closeEmitted() {
+    return closeEmitted;
   }
 }

@@ -39,6 +39,16 @@ import org.apache.iceberg.flink.source.IcebergSource;
 public final class FrazilArrowSource {
   private FrazilArrowSource() {}
 
+  /** File scan tasks whose native decoded batches were handed over as they are (process total). */
+  public static long decodedTasks() {
+    return SplitBatches.DECODED_TASKS.get();
+  }
+
+  /** File scan tasks read as rows and then written into batches (process total). */
+  public static long rowTasks() {
+    return SplitBatches.ROW_TASKS.get();
+  }
+
   /** A source of {@code loader}'s table: every column, bounded, batches of 8,192 rows. */
   public static Builder forTable(TableLoader loader) {
     return new Builder(loader);
