@@ -15,6 +15,7 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,6 +25,9 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.flink.api.common.functions.RichFlatMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
@@ -106,6 +110,8 @@ public class TestArrowSource {
     Table copy =
         ArrowSourceTables.create(warehouse, "copy", ArrowJobRows.SCHEMA, ArrowSourceTables.BY_DAY);
 
+    long decodedBefore = FrazilArrowSource.decodedTasks();
+    long rowTasksBefore = FrazilArrowSource.rowTasks();
     StreamExecutionEnvironment env = FlinkJobs.env(2);
     env.enableCheckpointing(100);
     FrazilArrowSource.Builder builder =
@@ -126,6 +132,12 @@ public class TestArrowSource {
         .as("rows read after the restore: the restored split positions skipped the rows committed")
         .isGreaterThan(0)
         .isLessThan(ROWS);
+    assertThat(FrazilArrowSource.decodedTasks() - decodedBefore)
+        .as("files handed over as decoded batches")
+        .isPositive();
+    assertThat(FrazilArrowSource.rowTasks() - rowTasksBefore)
+        .as("the file restored mid-way, read as rows from its position")
+        .isPositive();
     assertThat(ArrowJobRows.committed(copy))
         .as("every row exactly once, every column")
         .isEqualTo(expected(ArrowSourceTables.ids(ROWS)));
@@ -254,10 +266,15 @@ public class TestArrowSource {
 
   /**
    * Passes batches on (closing each after {@code collect}: object reuse is off), paced; fails once,
-   * at the first batch after a checkpoint completed that had batches before it.
+   * at the first batch after a checkpoint completed whose barrier came after some batches.
    */
   static final class FailOnceAfterACheckpoint extends RichFlatMapFunction<ArrowBatch, ArrowBatch>
-      implements CheckpointListener {
+      implements CheckpointListener, CheckpointedFunction {
+    /**
+     * Batches passed on when each checkpoint was taken (this operator is chained to the source).
+     */
+    private static final Map<Long, Long> SEEN_AT_CHECKPOINT = new ConcurrentHashMap<>();
+
     static final AtomicBoolean FAILED = new AtomicBoolean();
     static final AtomicLong BATCHES_BEFORE_FAILURE = new AtomicLong();
     static final AtomicLong ROWS_AFTER_FAILURE = new AtomicLong();
@@ -270,6 +287,7 @@ public class TestArrowSource {
       ROWS_AFTER_FAILURE.set(0);
       SEEN.set(0);
       CHECKPOINTED_AFTER_BATCHES.set(false);
+      SEEN_AT_CHECKPOINT.clear();
     }
 
     @Override
@@ -292,8 +310,17 @@ public class TestArrowSource {
     }
 
     @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+      SEEN_AT_CHECKPOINT.put(context.getCheckpointId(), SEEN.get());
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) {}
+
+    @Override
     public void notifyCheckpointComplete(long checkpointId) {
-      if (SEEN.get() > 0) {
+      // The source's split positions in this checkpoint are past the batches seen at its barrier.
+      if (SEEN_AT_CHECKPOINT.getOrDefault(checkpointId, 0L) > 0) {
         CHECKPOINTED_AFTER_BATCHES.set(true);
       }
     }
