@@ -20,6 +20,8 @@ import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.DataWriter;
 
@@ -90,6 +92,28 @@ final class ArrowSourceTables {
     }
     append.commit();
     return files;
+  }
+
+  /** Deletes the first {@code count} rows of {@code file} with a position delete file. */
+  static void deleteFirstRows(Table table, DataFile file, int count) throws IOException {
+    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+    EncryptedOutputFile out =
+        table
+            .encryption()
+            .encrypt(
+                table
+                    .io()
+                    .newOutputFile(
+                        table.location() + "/data/" + UUID.randomUUID() + "-deletes.parquet"));
+    PositionDeleteWriter<Record> writer =
+        factory.newPosDeleteWriter(out, FileFormat.PARQUET, file.partition());
+    PositionDelete<Record> delete = PositionDelete.create();
+    try (PositionDeleteWriter<Record> closing = writer) {
+      for (long position = 0; position < count; position++) {
+        closing.write(delete.set(file.location(), position));
+      }
+    }
+    table.newRowDelta().addDeletes(writer.toDeleteFile()).commit();
   }
 
   static Record record(Schema schema, long id) {

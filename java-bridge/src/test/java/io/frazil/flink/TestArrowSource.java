@@ -33,9 +33,11 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.Collector;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -100,6 +102,40 @@ public class TestArrowSource {
         .as("files whose decoded batches were handed over as they are")
         .isEqualTo(files.size());
     assertThat(FrazilArrowSource.rowTasks() - rowTasksBefore).as("files read as rows").isZero();
+    assertMemoryReturnedAndNothingLeftToTheCleaner();
+  }
+
+  @Test
+  public void aFileWithDeletesIsReadAsRowsWithTheDeletesApplied() throws Exception {
+    Table source = sourceTable("source");
+    List<DataFile> files = ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
+    ArrowSourceTables.deleteFirstRows(source, files.get(0), 10);
+    Table copy =
+        ArrowSourceTables.create(
+            warehouse, "copy", ArrowJobRows.SCHEMA, PartitionSpec.unpartitioned());
+    long decodedBefore = FrazilArrowSource.decodedTasks();
+    long rowTasksBefore = FrazilArrowSource.rowTasks();
+
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    FrazilArrowSink.append(
+        FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source")).stream(
+            env, "with deletes"),
+        FlinkJobs.tableLoader(warehouse, "copy"));
+    env.execute("arrow source with deletes");
+
+    List<String> live = ArrowJobRows.committed(source);
+    assertThat(live).as("rows Iceberg's reader keeps").hasSize(ROWS - 10);
+    assertThat(ArrowJobRows.committed(copy)).as("the copy, every column").isEqualTo(live);
+    // Iceberg attaches a position delete file to the tasks of its partition's files it may apply
+    // to: those tasks are read as rows, whether or not a row of theirs is deleted.
+    long withDeletes = tasksWithDeletes(source);
+    assertThat(withDeletes).as("tasks planned with delete files").isBetween(1L, files.size() - 1L);
+    assertThat(FrazilArrowSource.rowTasks() - rowTasksBefore)
+        .as("the tasks with deletes, read as rows")
+        .isEqualTo(withDeletes);
+    assertThat(FrazilArrowSource.decodedTasks() - decodedBefore)
+        .as("the other tasks, as decoded batches")
+        .isEqualTo(files.size() - withDeletes);
     assertMemoryReturnedAndNothingLeftToTheCleaner();
   }
 
@@ -212,6 +248,16 @@ public class TestArrowSource {
     ArrowJob.awaitArrowMemoryReturned();
     FlinkJobs.assertNothingLeaked();
     assertThat(NativeParquetReader.openReaders()).as("native readers left open").isZero();
+  }
+
+  private static long tasksWithDeletes(Table table) throws java.io.IOException {
+    long count = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        count += task.deletes().isEmpty() ? 0 : 1;
+      }
+    }
+    return count;
   }
 
   private Table sourceTable(String name) {
