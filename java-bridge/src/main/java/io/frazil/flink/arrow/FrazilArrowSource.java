@@ -97,7 +97,10 @@ public final class FrazilArrowSource {
       return this;
     }
 
-    /** The most rows in one batch; a batch never spans two files. */
+    /**
+     * The most rows in a batch built from rows (tasks not handed over as decoded batches, whose
+     * size is the native reader's, 4,096 rows); a batch never spans two files.
+     */
     public Builder batchRows(int rows) {
       this.batchRows = rows;
       return this;

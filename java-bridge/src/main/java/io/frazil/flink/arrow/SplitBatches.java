@@ -59,7 +59,7 @@ final class SplitBatches
 
   SplitBatches(IcebergSourceSplit split, ArrowBatchReaderFunction settings) {
     this.splitId = split.splitId();
-    this.tasks = new ArrayList<>(split.task().tasks());
+    this.tasks = new ArrayList<>(split.task().files());
     this.decryptor = new InputFilesDecryptor(split.task(), settings.io(), settings.encryption());
     this.settings = settings;
     this.taskIndex = split.fileOffset();
