@@ -94,6 +94,29 @@ final class ArrowSourceTables {
     return files;
   }
 
+  /** Writes each list of {@code files} as one data file of unpartitioned {@code table}. */
+  static void writeFiles(Table table, List<List<Record>> files) throws IOException {
+    GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
+    AppendFiles append = table.newAppend();
+    for (List<Record> records : files) {
+      EncryptedOutputFile out =
+          table
+              .encryption()
+              .encrypt(
+                  table
+                      .io()
+                      .newOutputFile(table.location() + "/data/" + UUID.randomUUID() + ".parquet"));
+      DataWriter<Record> writer = factory.newDataWriter(out, FileFormat.PARQUET, null);
+      try (DataWriter<Record> closing = writer) {
+        for (Record record : records) {
+          closing.write(record);
+        }
+      }
+      append.appendFile(writer.toDataFile());
+    }
+    append.commit();
+  }
+
   /** Deletes the first {@code count} rows of {@code file} with a position delete file. */
   static void deleteFirstRows(Table table, DataFile file, int count) throws IOException {
     GenericAppenderFactory factory = new GenericAppenderFactory(table.schema(), table.spec());
