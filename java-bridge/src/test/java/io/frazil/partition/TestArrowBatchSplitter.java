@@ -19,8 +19,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.compare.Range;
 import org.apache.arrow.vector.compare.RangeEqualsVisitor;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
+import org.apache.iceberg.transforms.Transform;
+import org.apache.iceberg.transforms.Transforms;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,6 +138,26 @@ public class TestArrowBatchSplitter {
       assertParity(65, b -> b.day(column));
       assertParity(66, b -> b.hour(column));
     }
+  }
+
+  @Test
+  public void theRowsHoldTheValueWhereIcebergsHourIsNotTheFloor() {
+    // Iceberg's hour of -3,599,000,001 µs (1969-12-31T23:00:00.999999) is -2, where the floor is
+    // -1 (DateTimeUtil.convertMicros); the parity above covers it because the rows hold it.
+    long micros = -3_599_000_001L;
+    Transform<Long, Integer> hour = Transforms.hour();
+    assertThat(hour.bind(Types.TimestampType.withoutZone()).apply(micros)).isEqualTo(-2);
+    assertThat(Math.floorDiv(micros, 3_600_000_000L)).isEqualTo(-1);
+    int ts = SplitTestRows.SCHEMA.columns().indexOf(SplitTestRows.SCHEMA.findField("ts"));
+    assertThat(new SplitTestRows(66).rows(ROWS))
+        .anyMatch(
+            row -> {
+              if (row.isNullAt(ts)) {
+                return false;
+              }
+              TimestampData value = row.getTimestamp(ts, 6);
+              return value.getMillisecond() * 1000 + value.getNanoOfMillisecond() / 1000 == micros;
+            });
   }
 
   @Test
