@@ -1,35 +1,39 @@
 //! Where a file's encoded bytes wait for the caller to drain them.
 //!
-//! Bytes sit in a list of segments that never grow once full. A row group's column chunks are
-//! spliced in page by page; pages the encoder produced are not copied but *handed over*: the
-//! column writers keep their finished pages in a [`HandOverPageStore`], which remembers the page
-//! it gave back last, and when the [`OutputBuffer`] is asked to write exactly those bytes it keeps
-//! the page itself. Closing a row group of a hundred megabytes then moves pointers instead of
-//! copying into, and first touching, as much fresh memory again (which doubled the file's peak
-//! memory at close and made up most of the close's time).
+//! Bytes sit in a list of segments that never grow once full. Large pages the encoder produced
+//! are not copied but *kept*: before a page is written, it is announced to the buffer
+//! ([`ExpectedPages`], a [`PageAnnouncer`]), and when the bytes written are that page's bytes
+//! the buffer keeps the page itself. Closing a row group of a hundred megabytes then moves
+//! pointers instead of copying into, and first touching, as much fresh memory again (which
+//! doubled the file's peak memory at close and made up most of the close's time).
+//!
+//! Pages are announced in the order they are written, from two places:
+//! - the column writers' page stores ([`HandOverPageStore`]), as arrow-rs takes a page back to
+//!   write it: arrow-rs then writes exactly that allocation, in one write;
+//! - the row-group close, before it splices a column chunk Frazil compressed itself (one with a
+//!   dictionary page, see [`crate::page_compression`]): arrow-rs's `Read`-based splice writes it
+//!   in pieces of at most 8 KiB, which continue the page they started.
 //!
 //! ```text
 //!  encoder threads: page ─ put ─► HandOverPageStore (one per column chunk)
-//!  row-group close: take ─► arrow-rs writes the page ─► OutputBuffer::write
-//!                    └──────── last taken ───────────────┘  same bytes? keep the page : copy
+//!  row-group close: take ─ announce ─► arrow-rs writes the page ─► OutputBuffer::write
+//!                   splice ─ announce the chunk's pages ─► written in 8 KiB pieces ─┘
+//!                   the bytes written start (and continue) the first announced page? keep it : copy
 //! ```
 //!
-//! A column chunk Frazil splices itself (one with a dictionary page, see
-//! [`crate::page_compression`]) reaches the buffer through arrow-rs's `Read`-based splice, in
-//! pieces of at most 8 KiB. Its large pages are announced first ([`Sink::expect_pages`]); a write
-//! that starts one of them, and the writes that continue it, are compared with the page and, when
-//! they are its bytes, the page itself is kept. Only bytes equal to those written are ever kept,
-//! so a piece that does not match is simply copied.
+//! Only bytes equal to those written are ever kept (the same allocation, or compared), so a
+//! piece that does not match is simply copied. A page announced and never begun is dropped at
+//! the next announcement: every page announced before it was handed to arrow-rs whole.
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
 use parquet::arrow::arrow_writer::{PageKey, PageStore, PageStoreArgs, PageStoreFactory};
 use parquet::errors::ParquetError;
 
-use crate::encoder::Sink;
+use crate::encoder::{PageAnnouncer, Sink};
 
 /// The largest drained segment an open file keeps for its next bytes; larger ones are freed (a
 /// thousand open files each keeping more would add up, and the memory budget could not shed it).
@@ -38,20 +42,47 @@ pub const RETAINED_OUTPUT_CAPACITY: usize = 8 << 10;
 /// The smallest segment allocated for small writes (page headers, the footer).
 const MIN_SEGMENT: usize = 8 << 10;
 
-/// Announced pages smaller than this are copied: the writer's 8 KiB buffer joins them with their
-/// neighbours, and copying them costs little.
+/// Announced pages smaller than this are copied: arrow-rs's 8 KiB write buffer joins them with
+/// their neighbours, and copying them costs little.
 const EXPECTED_PAGE_MIN: usize = 8 << 10;
 
-/// A write starts matching an announced page only from this size (arrow-rs's splice writes a
-/// large page's first 8 KiB on their own).
+/// A write starts matching an announced page's bytes only from this size (arrow-rs's splice
+/// writes a large page's first 8 KiB on their own).
 const MATCH_START_MIN: usize = 4 << 10;
 
-/// The page a store handed back last, shared by a file's stores and its output buffer.
-type LastTaken = Arc<Mutex<Option<Bytes>>>;
+/// The pages about to be written, in order, and how much of the first is written already.
+#[derive(Debug, Default)]
+struct Expected {
+    pages: VecDeque<Bytes>,
+    /// Bytes of the first page already written (and not yet kept).
+    matched: usize,
+}
 
-fn lock(last: &LastTaken) -> std::sync::MutexGuard<'_, Option<Bytes>> {
-    // A panic while holding the lock leaves a valid Option: carry on with it.
-    last.lock().unwrap_or_else(PoisonError::into_inner)
+/// Where pages about to be written are announced to a file's [`OutputBuffer`], which keeps them
+/// instead of copying their bytes; shared by the buffer, its page stores and the row-group close.
+#[derive(Debug, Default, Clone)]
+pub struct ExpectedPages(Arc<Mutex<Expected>>);
+
+impl PageAnnouncer for ExpectedPages {
+    /// A page announced earlier and not begun is not going to be written: it is dropped (the
+    /// page being written, if any, stays first).
+    fn expect(&self, pages: &mut dyn Iterator<Item = &Bytes>) {
+        let mut expected = self.lock();
+        let begun = usize::from(expected.matched > 0);
+        expected.pages.truncate(begun);
+        expected.pages.extend(
+            pages
+                .filter(|page| page.len() >= EXPECTED_PAGE_MIN)
+                .cloned(),
+        );
+    }
+}
+
+impl ExpectedPages {
+    fn lock(&self) -> MutexGuard<'_, Expected> {
+        // A panic while holding the lock leaves a valid state: carry on with it.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// One run of pending bytes.
@@ -59,7 +90,7 @@ fn lock(last: &LastTaken) -> std::sync::MutexGuard<'_, Option<Bytes>> {
 enum Segment {
     /// Bytes copied in; may still have room at the end.
     Owned(Vec<u8>),
-    /// A page handed over by the encoder, kept as it is.
+    /// A page announced and written, kept as it is.
     Page(Bytes),
 }
 
@@ -85,23 +116,18 @@ pub struct OutputBuffer {
     segments: VecDeque<Segment>,
     /// Bytes of the front segment already drained.
     read: usize,
-    /// Set once [`Self::hand_over_page_stores`] was asked for: pages of its stores are kept, not
-    /// copied.
-    last_taken: Option<LastTaken>,
-    /// Announced pages (see [`Sink::expect_pages`]) in the order they will be written.
-    expected: VecDeque<Bytes>,
-    /// Bytes of the first announced page already written (and not yet kept).
-    matched: usize,
+    /// Pages announced to be written next: kept, not copied, when they are.
+    expected: ExpectedPages,
 }
 
 impl OutputBuffer {
-    /// A factory for the column writers' page stores whose pages this buffer takes over instead
-    /// of copying them when they are written.
+    /// A factory for the column writers' page stores, which announce each page as arrow-rs takes
+    /// it back to write it.
     pub fn hand_over_page_stores(&mut self) -> Arc<dyn PageStoreFactory> {
-        let last = Arc::clone(self.last_taken.get_or_insert_with(LastTaken::default));
-        Arc::new(HandOverPageStoreFactory { last })
+        Arc::new(HandOverPageStoreFactory {
+            expected: self.expected.clone(),
+        })
     }
-
     /// Bytes written but not yet drained.
     pub fn pending(&self) -> usize {
         self.segments.iter().map(|s| s.bytes().len()).sum::<usize>() - self.read
@@ -162,6 +188,18 @@ impl OutputBuffer {
         self.segments.iter().map(Segment::held).sum()
     }
 
+    /// Bytes of the pending segments that are pages kept as they were handed over.
+    #[cfg(test)]
+    pub(crate) fn kept_page_bytes(&self) -> usize {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Page(p) => p.len(),
+                Segment::Owned(_) => 0,
+            })
+            .sum()
+    }
+
     /// An owned segment with room for `additional` more bytes at the back.
     fn room_for(&mut self, additional: usize) -> &mut Vec<u8> {
         let fits = matches!(
@@ -184,20 +222,6 @@ impl OutputBuffer {
         }
     }
 
-    /// The page last taken from this buffer's stores, if `data` is exactly its bytes.
-    fn handed_over(&self, data: &[u8]) -> Option<Bytes> {
-        let last = self.last_taken.as_ref()?;
-        let mut last = lock(last);
-        let same = last
-            .as_ref()
-            .is_some_and(|page| page.as_ptr() == data.as_ptr() && page.len() == data.len());
-        if same {
-            last.take()
-        } else {
-            None
-        }
-    }
-
     /// Keeps `page` as the next pending bytes.
     fn push_page(&mut self, page: Bytes) {
         if matches!(self.segments.back(), Some(Segment::Owned(v)) if v.is_empty()) {
@@ -207,60 +231,63 @@ impl OutputBuffer {
     }
 
     /// Keeps the part of the first announced page already written, and stops expecting it.
-    fn end_match(&mut self) {
-        if self.matched > 0 {
-            let page = self.expected.pop_front().expect("a page being matched");
-            let written = page.slice(..self.matched);
-            self.matched = 0;
+    fn end_match(&mut self, expected: &mut Expected) {
+        if expected.matched > 0 {
+            let page = expected.pages.pop_front().expect("a page being matched");
+            let written = page.slice(..expected.matched);
+            expected.matched = 0;
             self.push_page(written);
         }
     }
 
     /// Once the first announced page is matched whole, keeps the page itself as the next pending
     /// bytes (the written copy is never stored) and stops expecting it.
-    fn keep_if_whole(&mut self) {
-        if self.matched > 0
-            && self
-                .expected
+    fn keep_if_whole(&mut self, expected: &mut Expected) {
+        if expected.matched > 0
+            && expected
+                .pages
                 .front()
-                .is_some_and(|page| page.len() == self.matched)
+                .is_some_and(|page| page.len() == expected.matched)
         {
-            self.matched = 0;
-            let page = self.expected.pop_front().expect("the page matched");
+            expected.matched = 0;
+            let page = expected.pages.pop_front().expect("the page matched");
             self.push_page(page);
         }
     }
 
     /// Continues matching the first announced page with `data`; returns the bytes of `data`
     /// that are left (all of them when they do not continue the page).
-    fn continue_match<'a>(&mut self, data: &'a [u8]) -> &'a [u8] {
-        if self.matched == 0 {
+    fn continue_match<'a>(&mut self, expected: &mut Expected, data: &'a [u8]) -> &'a [u8] {
+        if expected.matched == 0 {
             return data;
         }
-        let front = self.expected.front().expect("a page being matched");
-        let n = data.len().min(front.len() - self.matched);
-        if data[..n] != front[self.matched..self.matched + n] {
-            self.end_match();
+        let front = expected.pages.front().expect("a page being matched");
+        let n = data.len().min(front.len() - expected.matched);
+        if data[..n] != front[expected.matched..expected.matched + n] {
+            self.end_match(expected);
             return data;
         }
-        self.matched += n;
-        self.keep_if_whole();
+        expected.matched += n;
+        self.keep_if_whole(expected);
         &data[n..]
     }
 
-    /// True when `data` starts the first announced page (and is now matched).
-    fn start_match(&mut self, data: &[u8]) -> bool {
-        let Some(front) = self.expected.front() else {
+    /// True when `data` starts the first announced page (and is now matched). The page itself,
+    /// written whole (as arrow-rs writes a page it took from a store), is kept without comparing.
+    fn start_match(&mut self, expected: &mut Expected, data: &[u8]) -> bool {
+        let Some(front) = expected.pages.front() else {
             return false;
         };
-        if data.len() < MATCH_START_MIN.min(front.len())
-            || data.len() > front.len()
-            || front[..data.len()] != *data
+        let itself = front.as_ptr() == data.as_ptr() && front.len() == data.len();
+        if !itself
+            && (data.len() < MATCH_START_MIN.min(front.len())
+                || data.len() > front.len()
+                || front[..data.len()] != *data)
         {
             return false;
         }
-        self.matched = data.len();
-        self.keep_if_whole();
+        expected.matched = data.len();
+        self.keep_if_whole(expected);
         true
     }
 }
@@ -270,31 +297,24 @@ impl Sink for OutputBuffer {
         Some(self.hand_over_page_stores())
     }
 
-    fn expect_pages(&mut self, pages: &mut dyn Iterator<Item = &Bytes>) {
-        self.expected.extend(
-            pages
-                .filter(|page| page.len() >= EXPECTED_PAGE_MIN)
-                .cloned(),
-        );
+    fn page_announcer(&mut self) -> Option<Box<dyn PageAnnouncer>> {
+        Some(Box::new(self.expected.clone()))
     }
 
     fn forget_expected_pages(&mut self) {
-        self.end_match();
-        self.expected.clear();
+        let shared = self.expected.clone();
+        let mut expected = shared.lock();
+        self.end_match(&mut expected);
+        expected.pages.clear();
     }
 }
 
 impl Write for OutputBuffer {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        let rest = self.continue_match(data);
-        if rest.is_empty() {
-            return Ok(data.len());
-        }
-        if let Some(page) = self.handed_over(rest) {
-            self.push_page(page);
-            return Ok(data.len());
-        }
-        if self.start_match(rest) {
+        let shared = self.expected.clone();
+        let mut expected = shared.lock();
+        let rest = self.continue_match(&mut expected, data);
+        if rest.is_empty() || self.start_match(&mut expected, rest) {
             return Ok(data.len());
         }
         // A write that does not fit the last segment starts a new one (never a reallocation).
@@ -310,7 +330,7 @@ impl Write for OutputBuffer {
 /// Creates a [`HandOverPageStore`] per column chunk.
 #[derive(Debug)]
 struct HandOverPageStoreFactory {
-    last: LastTaken,
+    expected: ExpectedPages,
 }
 
 impl PageStoreFactory for HandOverPageStoreFactory {
@@ -318,18 +338,18 @@ impl PageStoreFactory for HandOverPageStoreFactory {
         Ok(Box::new(HandOverPageStore {
             pages: Vec::new(),
             resident: 0,
-            last: Arc::clone(&self.last),
+            expected: self.expected.clone(),
         }))
     }
 }
 
-/// A column chunk's finished pages, held in memory until the row group is written; remembers
-/// the page it handed back last so the output buffer can keep it instead of copying it.
+/// A column chunk's finished pages, held in memory until the row group is written; announces
+/// each page it hands back (arrow-rs writes it next) so the output buffer can keep it.
 struct HandOverPageStore {
     pages: Vec<Bytes>,
     /// Bytes of the pages still held (the row group's size as the encoder cuts it).
     resident: usize,
-    last: LastTaken,
+    expected: ExpectedPages,
 }
 
 impl PageStore for HandOverPageStore {
@@ -347,8 +367,7 @@ impl PageStore for HandOverPageStore {
             .map(std::mem::take)
             .ok_or_else(|| ParquetError::General(format!("invalid page key {}", key.get())))?;
         self.resident -= page.len();
-        // Only pages worth keeping whole: small ones are copied (arrow-rs buffers them anyway).
-        *lock(&self.last) = (page.len() >= MIN_SEGMENT).then(|| page.clone());
+        self.expected.expect(&mut std::iter::once(&page));
         Ok(page)
     }
 
@@ -400,7 +419,7 @@ mod tests {
         let mut store = HandOverPageStore {
             pages: Vec::new(),
             resident: 0,
-            last: Arc::clone(out.last_taken.as_ref().expect("set by the factory")),
+            expected: out.expected.clone(),
         };
         let big = Bytes::from(vec![7u8; 100_000]);
         let small = Bytes::from(vec![9u8; 100]);
@@ -446,7 +465,7 @@ mod tests {
         let (a, b, c) = (page(3, 20_000), page(5, 30_000), page(7, 12_000));
         let small = page(11, 100);
         let mut out = OutputBuffer::default();
-        out.expect_pages(&mut [&a, &small, &b, &c].into_iter());
+        out.expected.expect(&mut [&a, &small, &b, &c].into_iter());
         let mut written = Vec::new();
         let mut write = |out: &mut OutputBuffer, bytes: &[u8]| {
             out.write_all(bytes).unwrap();
@@ -479,6 +498,33 @@ mod tests {
         let mut drained = vec![0u8; out.pending()];
         assert_eq!(out.drain_into(&mut drained), drained.len());
         assert_eq!(drained, written);
-        assert!(out.expected.is_empty());
+        assert!(out.expected.lock().pages.is_empty());
+    }
+
+    #[test]
+    fn a_page_announced_and_never_begun_does_not_stop_the_next_from_being_kept() {
+        let mut out = OutputBuffer::default();
+        let stale = Bytes::from(vec![3u8; 20_000]);
+        let page = Bytes::from(vec![4u8; 20_000]);
+        out.expected.expect(&mut std::iter::once(&stale));
+        // Something else is written where `stale` was expected: copied.
+        out.write_all(&[5u8; 20_000]).unwrap();
+        // A store hands `page` back: announced, written whole, kept without comparing.
+        let mut store = HandOverPageStore {
+            pages: Vec::new(),
+            resident: 0,
+            expected: out.expected.clone(),
+        };
+        let key = store.put(page.clone()).unwrap();
+        let taken = store.take(key).unwrap();
+        out.write_all(&taken).unwrap();
+        assert!(out
+            .segments
+            .iter()
+            .any(|s| matches!(s, Segment::Page(p) if p.as_ptr() == page.as_ptr())));
+        assert!(out.expected.lock().pages.is_empty());
+        let mut drained = vec![0u8; out.pending()];
+        assert_eq!(out.drain_into(&mut drained), drained.len());
+        assert_eq!(drained, [vec![5u8; 20_000], vec![4u8; 20_000]].concat());
     }
 }

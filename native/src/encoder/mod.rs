@@ -74,12 +74,20 @@ pub trait Sink: Write + Send {
         None
     }
 
-    /// Pages about to be written, in order, through a splice that copies them in small pieces:
-    /// a sink that can keep pages may keep these instead of copying them.
-    fn expect_pages(&mut self, _pages: &mut dyn Iterator<Item = &Bytes>) {}
+    /// Where to announce pages about to be written through a splice that copies them in small
+    /// pieces, when the sink can keep those pages instead of copying them (see [`crate::output`]).
+    fn page_announcer(&mut self) -> Option<Box<dyn PageAnnouncer>> {
+        None
+    }
 
-    /// The pages announced with [`Self::expect_pages`] are written, or will not be.
+    /// The pages announced to [`Self::page_announcer`] are written, or will not be.
     fn forget_expected_pages(&mut self) {}
+}
+
+/// Tells a [`Sink`] which pages are written to it next.
+pub trait PageAnnouncer {
+    /// `pages` are written next, in this order.
+    fn expect(&self, pages: &mut dyn Iterator<Item = &Bytes>);
 }
 
 impl Sink for Vec<u8> {}

@@ -17,7 +17,7 @@ use super::encode_time::EncodeTime;
 use super::lane::ColumnLane;
 use super::Sink;
 use crate::error::{NativeError, Result};
-use crate::page_compression::{ChunkPages, CompressedChunk};
+use crate::page_compression::CompressedChunk;
 use crate::pool;
 
 /// Closes the column writers of one group into their chunks, keeping each column's index.
@@ -103,15 +103,20 @@ pub(super) fn close_row_group<W: Sink>(
         };
         own_pages.push(finished?);
     }
-    file.inner_mut()
-        .expect_pages(&mut own_pages.iter().flatten().flat_map(ChunkPages::blobs));
+    let announcer = file.inner_mut().page_announcer();
     let mut row_group = file
         .next_row_group()
         .map_err(|e| NativeError::parquet("starting a row group", e))?;
     for ((_, chunk), pages) in chunks.into_iter().zip(own_pages) {
         match pages {
-            // Compressed here with a dictionary page: spliced from here, dictionary first.
-            Some(pages) => row_group.append_column(&pages, chunk.close().clone()),
+            // Compressed here with a dictionary page: spliced from here, dictionary first, its
+            // pages announced to the sink just before (a page store announces its own pages).
+            Some(pages) => {
+                if let Some(announcer) = &announcer {
+                    announcer.expect(&mut pages.blobs());
+                }
+                row_group.append_column(&pages, chunk.close().clone())
+            }
             None => chunk.append_to_row_group(&mut row_group),
         }
         .map_err(|e| NativeError::parquet("appending a column chunk", e))?;

@@ -288,3 +288,96 @@ fn threads_do_not_change_the_bytes() {
         assert_eq!(inline, encode_text(threads, small, true));
     }
 }
+
+/// Text that Zstd cannot shrink much: pages of it stay large once compressed.
+fn noise(seed: u64, len: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b'a' + (x % 26) as u8)
+        })
+        .collect()
+}
+
+/// Whole files encoded into an [`crate::output::OutputBuffer`] and into a `Vec`: the same bytes,
+/// and the output buffer holds most of them as the encoder's own pages, not copies. `dictionary`
+/// columns are spliced by Frazil's own compression (`own_compression`); the others reach the
+/// buffer from its page stores, one page per write.
+fn kept_share(own_compression: bool, dictionary: bool) -> f64 {
+    use parquet::basic::{Compression, ZstdLevel};
+    let schema = Arc::new(Schema::new(vec![
+        field("id", DataType::Int64, "1"),
+        field("text", DataType::Utf8, "2"),
+    ]));
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap()))
+        .set_data_page_size_limit(64 * 1024)
+        .set_dictionary_enabled(dictionary)
+        .build();
+    let batch = |b: u64| {
+        let text = (0..4096u64).map(|i| {
+            if dictionary {
+                // 2,000 distinct values: a dictionary page of about 80 KB.
+                noise((i * 7919 + b) % 2000, 40)
+            } else {
+                noise(b * 4096 + i, 40)
+            }
+        });
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values((0..4096).map(|i| {
+                (b as i64 * 4096 + i).wrapping_mul(0x5851_f42d_4c95_7f2d)
+            }))),
+            Arc::new(StringArray::from_iter_values(text)),
+        ];
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    };
+    let descriptor = parquet_schema(&schema).unwrap();
+    let mut into_vec = encoder_with(&schema, 4 << 20, 2, properties.clone(), own_compression);
+    let mut into_buffer = ColumnParallelEncoder::try_new_with_own_compression(
+        crate::output::OutputBuffer::default(),
+        Arc::clone(&schema),
+        &descriptor,
+        properties,
+        4 << 20,
+        own_compression,
+    )
+    .unwrap()
+    .with_threads(2);
+    for b in 0..24 {
+        into_vec.write(&batch(b)).unwrap();
+        into_buffer.write(&batch(b)).unwrap();
+    }
+    into_vec.finish().unwrap();
+    into_buffer.finish().unwrap();
+    let expected = std::mem::take(into_vec.inner_mut());
+    let buffer = into_buffer.inner_mut();
+    let kept = buffer.kept_page_bytes();
+    let mut written = vec![0u8; buffer.pending()];
+    assert_eq!(buffer.drain_into(&mut written), written.len());
+    assert_eq!(buffer.pending(), 0);
+    assert!(
+        written == expected,
+        "the output buffer changed the file's bytes"
+    );
+    kept as f64 / expected.len() as f64
+}
+
+#[test]
+fn an_output_buffer_writes_the_same_file_and_keeps_its_large_pages() {
+    // Pages arrow-rs compressed and takes from the buffer's page stores; pages Frazil compressed,
+    // taken from the same stores (no dictionary); chunks with a dictionary page, which Frazil
+    // splices in 8 KiB pieces.
+    let stored = kept_share(false, false);
+    let own = kept_share(true, false);
+    let spliced = kept_share(true, true);
+    eprintln!("kept of the file: stored {stored:.3}, own {own:.3}, spliced {spliced:.3}");
+    assert!(stored > 0.8, "stored pages: {stored:.3} of the file kept");
+    assert!(own > 0.8, "own-compressed pages: {own:.3} of the file kept");
+    assert!(
+        spliced > 0.8,
+        "spliced chunks: {spliced:.3} of the file kept"
+    );
+}

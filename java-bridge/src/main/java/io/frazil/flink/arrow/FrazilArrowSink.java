@@ -1,0 +1,74 @@
+package io.frazil.flink.arrow;
+
+import io.frazil.exchange.ArrowBatch;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.sink.FlinkSink;
+import org.apache.iceberg.flink.sink.IcebergSink;
+
+/**
+ * Writes a stream of {@link ArrowBatch}es into an Iceberg table through Iceberg's own Flink sinks,
+ * whose data files the installed Frazil hook writes natively:
+ *
+ * <pre>{@code
+ * DataStream<ArrowBatch> batches = ...; // typed ArrowRowLayout.appendOnly(table.schema()).typeInfo()
+ * FrazilArrowSink.append(batches, tableLoader);
+ * }</pre>
+ *
+ * <p>This first version turns each batch into row views right before Iceberg's writer ({@link
+ * ArrowBatchesToRows}, chained to the writer): Iceberg's sink then does what it does for any
+ * RowData stream (distribution, rolling, equality deletes, checkpoints, exactly-once commits), and
+ * the Frazil appender turns the rows into Arrow again to encode them. Handing batches straight to
+ * the native writer is the next step. The batches' layout, with or without the row kind column, is
+ * read from the stream's {@link io.frazil.exchange.ArrowBatchTypeInfo}; a stream whose schema is
+ * not the table's is refused when the job is built, and a batch of another schema that reaches the
+ * sink fails its task, naming the difference.
+ *
+ * <p>Ownership: the batches belong to whoever emitted them until they reach the sink's conversion
+ * step, which closes each one after copying its rows out (see {@link ArrowBatchesToRows}).
+ */
+public final class FrazilArrowSink {
+  private FrazilArrowSink() {}
+
+  /**
+   * Appends the batches' rows (or applies them by row kind, if the layout carries one) with
+   * Iceberg's {@link IcebergSink} and its defaults. IcebergSink, not FlinkSink: a bounded job
+   * through FlinkSink can lose its last files (docs/upstream-issues.md).
+   */
+  public static DataStreamSink<RowData> append(DataStream<ArrowBatch> batches, TableLoader loader) {
+    return icebergSink(batches, loader).append();
+  }
+
+  /** Iceberg's {@link IcebergSink} builder over the batches' rows, table and loader set. */
+  public static IcebergSink.Builder icebergSink(
+      DataStream<ArrowBatch> batches, TableLoader loader) {
+    Table table = load(loader);
+    return IcebergSink.forRowData(rows(batches, table)).table(table).tableLoader(loader);
+  }
+
+  /** Iceberg's {@link FlinkSink} builder over the batches' rows, table and loader set. */
+  public static FlinkSink.Builder flinkSink(DataStream<ArrowBatch> batches, TableLoader loader) {
+    Table table = load(loader);
+    return FlinkSink.forRowData(rows(batches, table)).table(table).tableLoader(loader);
+  }
+
+  private static DataStream<RowData> rows(DataStream<ArrowBatch> batches, Table table) {
+    ArrowRowLayout layout = ArrowRowLayout.of(table.schema(), batches.getType());
+    return ArrowStreams.toRows(batches, layout, table.name());
+  }
+
+  /** The table, loaded through a clone so that {@code loader} stays unopened for the sink. */
+  private static Table load(TableLoader loader) {
+    try (TableLoader copy = loader.clone()) {
+      copy.open();
+      return copy.loadTable();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot load the table of " + loader, e);
+    }
+  }
+}
