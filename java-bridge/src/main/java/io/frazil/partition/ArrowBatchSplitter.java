@@ -32,10 +32,10 @@ import org.apache.iceberg.Schema;
  * URLEncoder}'s escaping, all of which a Rust copy could only imitate; here it is Iceberg's code,
  * run once per distinct tuple per batch rather than once per row.
  *
- * <p>Ownership: the input batch is left as it was (the caller still owns and closes it). Each
- * sub-batch owns its buffers (native memory in {@code allocator}'s accounting, shared between the
- * sub-batches of one split by reference count) and is released by whoever receives it. On failure
- * nothing stays allocated.
+ * <p>Ownership: the input batch is left as it was (the caller still owns and closes it; it may live
+ * under any allocator). Each sub-batch owns its buffers (native memory in the splitter's
+ * allocator's accounting, shared between the sub-batches of one split by reference count) and is
+ * released by whoever receives it. On failure nothing stays allocated.
  *
  * <p>Not thread-safe: one splitter per subtask.
  */
@@ -97,10 +97,14 @@ public final class ArrowBatchSplitter {
     try {
       keysSchema = ArrowSchema.allocateNew(allocator);
       keys = ArrowArray.allocateNew(allocator);
-      try (ArrowArray array = ArrowArray.allocateNew(allocator);
-          ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
+      // Exported through the batch's own allocator: arrow-java exports only buffers of the
+      // exporting allocator's root, and the batch may live under another root than the splitter.
+      BufferAllocator batchAllocator =
+          root.getFieldVectors().isEmpty() ? allocator : root.getVector(0).getAllocator();
+      try (ArrowArray array = ArrowArray.allocateNew(batchAllocator);
+          ArrowSchema schema = ArrowSchema.allocateNew(batchAllocator)) {
         try {
-          Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
+          Data.exportVectorSchemaRoot(batchAllocator, root, null, array, schema);
           offsets =
               NativePartitionSplit.split(
                   schema.memoryAddress(),

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.frazil.arrow.IcebergArrowSchema;
 import io.frazil.arrow.RowDataArrowWriter;
 import io.frazil.exchange.ArrowBatch;
+import io.frazil.iceberg.ArrowMemory;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -183,6 +184,30 @@ public class TestArrowBatchSplitter {
   }
 
   @Test
+  public void aBatchInNativeMemoryUnderAnotherRootSplitsAlikeAndComesBackWhole() {
+    // Batches that crossed an exchange live in native memory under the exchange allocator
+    // (ArrowBatch.copy decodes as the serializer does); this splitter's allocator is another root.
+    PartitionSpec spec =
+        PartitionSpec.builderFor(SplitTestRows.SCHEMA).bucket("s", 5).month("tstz").build();
+    List<RowData> rows = new SplitTestRows(95).rows(ROWS);
+    PartitionKeySelector stock =
+        new PartitionKeySelector(spec, SplitTestRows.SCHEMA, SplitTestRows.ROW_TYPE);
+    BufferAllocator exchange = ArrowMemory.exchangeAllocator();
+    long before = exchange.getAllocatedMemory();
+    try (ArrowBatch original = arrowBatch(rows, exchange);
+        ArrowBatch decoded = original.copy()) {
+      List<KeyedSubBatch> parts = splitter(spec).split(decoded);
+      try {
+        assertSplitIsExact(spec, rows, stock, decoded, parts);
+        assertThat(allocator.getAllocatedMemory()).isPositive();
+      } finally {
+        parts.forEach(p -> p.batch().close());
+      }
+    }
+    assertThat(exchange.getAllocatedMemory()).isEqualTo(before);
+  }
+
+  @Test
   public void keysAreRememberedAcrossBatches() {
     PartitionSpec spec = PartitionSpec.builderFor(SplitTestRows.SCHEMA).bucket("i", 3).build();
     ArrowBatchSplitter splitter = splitter(spec);
@@ -282,6 +307,10 @@ public class TestArrowBatchSplitter {
 
   /** The rows as one Arrow batch the caller owns. */
   private ArrowBatch arrowBatch(List<RowData> rows) {
+    return arrowBatch(rows, allocator);
+  }
+
+  private static ArrowBatch arrowBatch(List<RowData> rows, BufferAllocator allocator) {
     try (RowDataArrowWriter writer =
         new RowDataArrowWriter(SplitTestRows.SCHEMA, SplitTestRows.ROW_TYPE, allocator)) {
       rows.forEach(writer::write);
