@@ -123,7 +123,11 @@ pub fn split(batch: &RecordBatch, spec: &SplitSpec) -> Result<Split> {
         .iter()
         .map(|f| f.transform.apply(&source_column(batch, &f.path)?))
         .collect::<Result<Vec<_>>>()?;
-    let (group_of_row, first_rows) = group_rows(&tuples, rows)?;
+    let radixes = bucket_radixes(spec);
+    let (group_of_row, first_rows) = match radixes {
+        Some(radixes) => group_bucket_tuples(&tuples, &radixes, rows),
+        None => group_rows(&tuples, rows)?,
+    };
 
     // A counting sort of the rows by group keeps each group's rows in their original order.
     let groups = first_rows.len();
@@ -166,6 +170,64 @@ pub fn split(batch: &RecordBatch, spec: &SplitSpec) -> Result<Split> {
         offsets,
         keys,
     })
+}
+
+/// The largest bucket-tuple space grouped by ordinal instead of by hashing (as Java's
+/// `BucketTupleMemo.MAX_TUPLES`).
+const MAX_BUCKET_TUPLES: usize = 1024;
+
+/// `N + 1` per field (a slot for null) when every field is `bucket[N]` and the product is at
+/// most [`MAX_BUCKET_TUPLES`]: the spec's tuples then have a mixed-radix ordinal.
+fn bucket_radixes(spec: &SplitSpec) -> Option<Vec<usize>> {
+    let mut product = 1usize;
+    let mut radixes = Vec::with_capacity(spec.fields.len());
+    for field in &spec.fields {
+        let Transform::Bucket(n) = field.transform else {
+            return None;
+        };
+        let radix = usize::try_from(n).ok()?.checked_add(1)?;
+        product = product.checked_mul(radix)?;
+        if product > MAX_BUCKET_TUPLES {
+            return None;
+        }
+        radixes.push(radix);
+    }
+    (!radixes.is_empty()).then_some(radixes)
+}
+
+/// [`group_rows`] for bucket-only specs: each row's tuple as its mixed-radix ordinal (the bounded
+/// bucket-tuple memo's numbering), groups found through an array indexed by ordinal.
+fn group_bucket_tuples(
+    tuples: &[ArrayRef],
+    radixes: &[usize],
+    rows: usize,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut ordinals = vec![0usize; rows];
+    for (tuple, &radix) in tuples.iter().zip(radixes) {
+        let buckets = tuple.as_primitive::<arrow::datatypes::Int32Type>();
+        for (row, ordinal) in ordinals.iter_mut().enumerate() {
+            // A bucket is in 0..N; the null slot is N.
+            let slot = if buckets.is_null(row) {
+                radix - 1
+            } else {
+                buckets.value(row) as usize
+            };
+            *ordinal = *ordinal * radix + slot;
+        }
+    }
+    let size: usize = radixes.iter().product();
+    let mut group_of_ordinal = vec![u32::MAX; size];
+    let mut group_of_row = Vec::with_capacity(rows);
+    let mut first_rows = Vec::new();
+    for (row, &ordinal) in ordinals.iter().enumerate() {
+        let group = &mut group_of_ordinal[ordinal];
+        if *group == u32::MAX {
+            *group = first_rows.len() as u32;
+            first_rows.push(row as u32);
+        }
+        group_of_row.push(*group);
+    }
+    (group_of_row, first_rows)
 }
 
 /// The group of every row (numbered by first appearance) and the first row of every group.
@@ -251,6 +313,31 @@ mod tests {
         let split = split(&batch(), &spec).unwrap();
         assert_eq!(split.keys.num_rows(), 5);
         assert_eq!(split.keys.column(1).null_count(), 5);
+    }
+
+    #[test]
+    fn bucket_ordinals_group_as_hashing_does() {
+        // Two bucket columns with nulls: the ordinal grouping and the generic one must agree.
+        let a: ArrayRef = Arc::new(Int32Array::from(
+            (0..500)
+                .map(|i| (i % 7 != 0).then_some(i * 31 % 5))
+                .collect::<Vec<_>>(),
+        ));
+        let b: ArrayRef = Arc::new(Int32Array::from(
+            (0..500)
+                .map(|i| (i % 11 != 0).then_some(i * 17 % 3))
+                .collect::<Vec<_>>(),
+        ));
+        let tuples = [a, b];
+        let by_hash = group_rows(&tuples, 500).unwrap();
+        let by_ordinal = group_bucket_tuples(&tuples, &[6, 4], 500);
+        assert_eq!(by_hash, by_ordinal);
+        let spec = SplitSpec::decode(&[2, 1, 5, 1, 0, 1, 3, 1, 1]).unwrap();
+        assert_eq!(bucket_radixes(&spec), Some(vec![6, 4]));
+        let too_many = SplitSpec::decode(&[2, 1, 100, 1, 0, 1, 100, 1, 1]).unwrap();
+        assert_eq!(bucket_radixes(&too_many), None);
+        let not_bucket = SplitSpec::decode(&[1, 0, 0, 1, 0]).unwrap();
+        assert_eq!(bucket_radixes(&not_bucket), None);
     }
 
     #[test]
