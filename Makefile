@@ -54,7 +54,7 @@ demo:
 	@$(MVN) -q $(FLINK_PROFILE) -pl java-bridge test-compile exec:exec
 
 ## All tests: Rust lint + unit/integration/doc tests, then every Java test against the release library.
-test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-read-smoke run-bench-routing-smoke \
+test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-read-smoke run-bench-routing-smoke run-bench-split-smoke \
 	run-bench-exchange-smoke run-bench-fanout-smoke run-bench-nexmark-smoke run-validate-smoke run-soak-smoke run-cluster-test-smoke run-iceberg-suites-ci \
 	run-test-other-minors
 
@@ -62,7 +62,7 @@ test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-re
 ## append/upsert), failover and bad rows in jobs, the memoizer job tests and the reflection-shape
 ## test, against the release library `native` built; builds into target/flink-<minor>/, installs
 ## nothing. `make test-flink MINOR=1.20 [MINOR_TESTS=...]` runs it for one minor.
-MINOR_TESTS ?= TestPrivateMembers,TestNativeReadParity,TestParquetParity,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling,TestArrowJobExactlyOnce,TestArrowJobRowKinds,TestArrowJobBadInput,TestArrowBatchesToRows,TestArrowSource
+MINOR_TESTS ?= TestPrivateMembers,TestNativeReadParity,TestParquetParity,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling,TestArrowJobExactlyOnce,TestArrowJobRowKinds,TestArrowJobBadInput,TestArrowBatchesToRows,TestArrowBatchSplitter,TestArrowSource
 .PHONY: test-flink run-test-other-minors
 test-flink: native
 	$(MVN) -Pflink-$(MINOR) -pl testkit,java-bridge -am test '-Dtest=$(MINOR_TESTS)' \
@@ -230,6 +230,24 @@ bench-routing-smoke: jvm run-bench-routing-smoke
 
 run-bench-routing-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.RoutingBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/routing-smoke"
+
+## Split cohort (bench/README.md, "Split cohort"; issue 33): the hash distribution's key per row
+## (stock PartitionKeySelector, FrazilPartitionKeySelector) against ArrowBatchSplitter over Arrow
+## batches of the same bid rows; → bench/results/<date>-<short sha>-split/.
+.PHONY: bench-split bench-split-smoke run-bench-split-smoke
+SPLIT_HEAP ?= 4g
+SPLIT_ARGS ?=
+
+bench-split: jvm
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.SplitBench -Dbench.heap=$(SPLIT_HEAP) -Dbench.args="--out $(BENCH_OUT)-split $(SPLIT_ARGS)"
+	$(PYTHON) scripts/bench_index.py
+
+## Seconds-long run of the same cohort and its per-batch verification (20,000 rows); part of
+## `make test`.
+bench-split-smoke: jvm run-bench-split-smoke
+
+run-bench-split-smoke:
+	$(MVN) -q -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.SplitBench -Dbench.args="--smoke --out $(CURDIR)/bench/target/split-smoke"
 
 ## Exchange cohort (bench/README.md, "Exchange cohort"; issue 33): serialize + deserialize through
 ## Flink's DataOutputView/DataInputView, RowDataSerializer row by row against ArrowBatchSerializer

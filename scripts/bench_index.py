@@ -34,6 +34,7 @@ KINDS = (
     ("file-write benchmark", "file-write"),
     ("whole Flink jobs", "jobs"),
     ("Partition routing", "routing"),
+    ("native Arrow split", "split"),
     ("Fan-out cohort", "fan-out"),
     ("Read cohort", "read"),
     ("Exchange:", "exchange"),
@@ -201,6 +202,17 @@ def routing_headline(report: Report) -> str:
     return "wall " + "; ".join(parts) if parts else ""
 
 
+def split_headline(report: Report) -> str:
+    """Wall stock/Frazil per spec for each Frazil arm (per-row selector, native Arrow split)."""
+    parts = []
+    for _, table in cohort_sections(report):
+        schema, arm, wall = table.column("schema"), table.column("arm"), table.column("wall stock/Frazil")
+        for r in table.rows:
+            if r[arm] != "stock" and ratio(r[wall]):
+                parts.append(f"{r[schema].removeprefix('bid ')} {r[arm]} {ratio(r[wall])}")
+    return "wall " + " · ".join(parts) if parts else ""
+
+
 def exchange_headline(report: Report) -> str:
     """Process-CPU stock/Frazil per cell (serialize + deserialize, RowDataSerializer vs Arrow IPC)."""
     parts = []
@@ -312,6 +324,7 @@ def index_row(folder: Path) -> Row:
         "file-write": lambda: file_write_headline(report),
         "jobs": lambda: jobs_headline(report),
         "routing": lambda: routing_headline(report),
+        "split": lambda: split_headline(report),
         "fan-out": lambda: fanout_headline(report, folder),
         "read": lambda: file_write_headline(report),
         "exchange": lambda: exchange_headline(report),

@@ -36,6 +36,8 @@
 //!   (the read path: Java decides row groups and columns with Iceberg's code).
 //! * [`ipc`] — Arrow batches as Flink stream records: Arrow IPC stream bytes, checked before
 //!   decoding (`ipc/`: encode, frames, decode, the string-as-binary wire types).
+//! * [`partition`] — Iceberg partition transforms on Arrow arrays and the split of a batch by
+//!   partition tuple (`partition/`: bucket, time ordinals, transforms, split).
 //! * [`ffi`] — Arrow C Data import.
 //! * [`jni`] — the thin JNI layer; the only place that knows about the JVM.
 //! * [`allocator`] — mimalloc as the global allocator, and its purge delay.
@@ -51,6 +53,7 @@ pub mod jni;
 pub mod options;
 pub mod output;
 pub mod page_compression;
+pub mod partition;
 pub mod pipeline;
 pub mod pool;
 pub mod reader;

@@ -23,6 +23,7 @@ pub mod handle;
 pub mod ipc;
 pub mod reader;
 pub mod registry;
+pub mod split;
 
 use std::collections::HashMap;
 
