@@ -52,7 +52,13 @@ final class ArrowBatchCodec {
   }
 
   private static int encodeInto(VectorSchemaRoot root, IpcCompression compression, byte[] dst) {
-    BufferAllocator allocator = ArrowMemory.exchangeAllocator();
+    // Exported through the batch's own allocator: arrow-java exports only buffers under the
+    // exporting allocator's root, and a batch may come from another root than the exchange's
+    // (a source's or a user's allocator).
+    BufferAllocator allocator =
+        root.getFieldVectors().isEmpty()
+            ? ArrowMemory.exchangeAllocator()
+            : root.getVector(0).getAllocator();
     try (ArrowArray array = ArrowArray.allocateNew(allocator);
         ArrowSchema schema = ArrowSchema.allocateNew(allocator)) {
       try {

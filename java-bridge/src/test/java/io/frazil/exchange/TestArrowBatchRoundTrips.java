@@ -3,6 +3,7 @@ package io.frazil.exchange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.arrow.IcebergArrowSchema;
+import io.frazil.arrow.RowDataArrowWriter;
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.jni.NativeParquetWriter;
 import io.frazil.testkit.RandomSchemas;
@@ -11,8 +12,10 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -112,6 +115,33 @@ public class TestArrowBatchRoundTrips {
     assertThat(copy.contentEquals(reference)).as("the copy after the original's release").isTrue();
     copy.close();
     reference.close();
+  }
+
+  /**
+   * A batch whose buffers live under another root allocator than the exchange's (a source's or a
+   * user's) serializes and copies, and both allocators get every byte back.
+   */
+  @Test
+  public void batchesOfAnotherRootAllocatorSerializeAndCopy() throws Exception {
+    Schema schema = TestArrowBatchSerializer.SCHEMA;
+    List<RowData> rows = new RowDataGenerator(10, 0.2, true).rows(schema, 1_000);
+    ArrowBatchSerializer serializer = serializer(schema, IpcCompression.LZ4_FRAME);
+    try (RootAllocator other = new RootAllocator()) {
+      RowDataArrowWriter writer =
+          new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), other);
+      rows.forEach(writer::write);
+      writer.finishBatch();
+      try (ArrowBatch foreign = ArrowBatch.of(writer.root());
+          ArrowBatch reference = ArrowBatches.of(schema, rows)) {
+        byte[] record = ArrowBatches.serialize(serializer, foreign);
+        try (ArrowBatch read = ArrowBatches.deserialize(serializer, record);
+            ArrowBatch copy = serializer.copy(foreign)) {
+          assertThat(read.contentEquals(reference)).as("read back").isTrue();
+          assertThat(copy.contentEquals(reference)).as("copied").isTrue();
+        }
+      }
+      assertThat(other.getAllocatedMemory()).as("the other allocator's bytes").isZero();
+    }
   }
 
   private static ArrowBatchSerializer serializer(Schema schema, IpcCompression codec) {
