@@ -51,7 +51,7 @@ public final class ArrowStreams {
   static SingleOutputStreamOperator<RowData> toSinkRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
     return batches
-        .flatMap(new ArrowBatchesToRows(layout, table))
+        .flatMap(new ArrowBatchesToRows(layout, table, true))
         .name("ArrowBatch → RowData")
         .returns(new SinkRowsTypeInfo(layout.rowType()))
         .setParallelism(batches.getParallelism());
