@@ -174,11 +174,7 @@ public class TestArrowBatchRoundTrips {
         copy.close();
       }
       try (RootAllocator other = new RootAllocator()) {
-        RowDataArrowWriter writer =
-            new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), other);
-        rows.forEach(writer::write);
-        writer.finishBatch();
-        try (ArrowBatch foreign = ArrowBatch.of(writer.root());
+        try (ArrowBatch foreign = batchOf(other, schema, rows);
             ArrowBatch copy = serializer.copy(foreign)) {
           assertThat(addresses(copy))
               .as("a copy of another allocator's batch")
@@ -230,11 +226,7 @@ public class TestArrowBatchRoundTrips {
     List<RowData> rows = new RowDataGenerator(10, 0.2, true).rows(schema, 1_000);
     ArrowBatchSerializer serializer = serializer(schema, IpcCompression.LZ4_FRAME);
     try (RootAllocator other = new RootAllocator()) {
-      RowDataArrowWriter writer =
-          new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), other);
-      rows.forEach(writer::write);
-      writer.finishBatch();
-      try (ArrowBatch foreign = ArrowBatch.of(writer.root());
+      try (ArrowBatch foreign = batchOf(other, schema, rows);
           ArrowBatch reference = ArrowBatches.of(schema, rows)) {
         byte[] record = ArrowBatches.serialize(serializer, foreign);
         try (ArrowBatch read = ArrowBatches.deserialize(serializer, record);
@@ -245,6 +237,15 @@ public class TestArrowBatchRoundTrips {
       }
       assertThat(other.getAllocatedMemory()).as("the other allocator's bytes").isZero();
     }
+  }
+
+  /** A batch of {@code rows} whose buffers belong to {@code allocator} (not the exchange's). */
+  private static ArrowBatch batchOf(RootAllocator allocator, Schema schema, List<RowData> rows) {
+    RowDataArrowWriter writer =
+        new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), allocator);
+    rows.forEach(writer::write);
+    writer.finishBatch();
+    return ArrowBatch.of(writer.root());
   }
 
   private static ArrowBatchSerializer serializer(Schema schema, IpcCompression codec) {
