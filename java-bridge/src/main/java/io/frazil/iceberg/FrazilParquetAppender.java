@@ -2,6 +2,7 @@ package io.frazil.iceberg;
 
 import io.frazil.arrow.RowDataArrowWriter;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,7 +34,8 @@ import org.apache.iceberg.io.OutputFile;
  * <p>Rows that are rows of an Arrow batch in the file's layout ({@link ArrowRowOrigin}: the Arrow
  * sink's rows, given straight to this appender) are not copied: each run of consecutive rows of one
  * batch is handed to native code as a slice of that batch, once the run ends (another batch, a gap,
- * another kind of row, the batch's release, or close). Rows of both kinds keep their order.
+ * another kind of row, the batch's release, or close), if it has at least {@link #MIN_SLICE_ROWS}
+ * rows or is the whole batch; shorter runs are copied like any rows. Rows keep their order.
  */
 public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   private final RowType flinkType;
@@ -92,6 +94,12 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   private int runTo;
   private long runBytesPerRow;
 
+  /** The run's first rows, to copy them if the run ends shorter than {@link #MIN_SLICE_ROWS}. */
+  private RowData[] runRows;
+
+  /** Runs shorter than this (and not a whole batch) are copied, not sliced. */
+  static final int MIN_SLICE_ROWS = 128;
+
   /** The last batch whose release hook this file registered: one hook per batch. */
   private ArrowRows hooked;
 
@@ -123,33 +131,35 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   public void add(RowData row) {
     checkUsable("add a row");
     try {
-      if (addAsSlice(row)) {
-        rowCount += 1;
-        return;
+      if (!addAsSlice(row)) {
+        if (runBatch != null) {
+          endRun();
+        }
+        copy(row);
       }
-      if (runBatch != null) {
-        writeRun();
-      }
-      if (fileWriter == null) {
-        open();
-      } else if (batch == null) {
-        this.batch = nextBatch();
-      }
-      batch.write(row);
       rowCount += 1;
-      int rows = batch.rowCount();
-      if (rows >= batchRows
-          || (rows % BATCH_BYTES_CHECK_ROWS == 0 && batch.bufferedBytes() >= batchBytesLimit())) {
-        flushBatch();
-        checkArrowBudget();
-      } else if (budgeted()
-          && (allocator.getAllocatedMemory() != arrowChecked || shedRequested())) {
-        checkArrowBudget();
-      }
     } catch (Throwable t) {
       // The batch may hold part of this row: the file can no longer be finished correctly. Errors
       // count too (an OutOfMemoryError halfway through a row leaves the same torn batch).
       throw failed(t, "adding a row to");
+    }
+  }
+
+  /** Copies the row's values into this file's Arrow batch, handing the batch on when full. */
+  private void copy(RowData row) {
+    if (fileWriter == null) {
+      open();
+    } else if (batch == null) {
+      this.batch = nextBatch();
+    }
+    batch.write(row);
+    int rows = batch.rowCount();
+    if (rows >= batchRows
+        || (rows % BATCH_BYTES_CHECK_ROWS == 0 && batch.bufferedBytes() >= batchBytesLimit())) {
+      flushBatch();
+      checkArrowBudget();
+    } else if (budgeted() && (allocator.getAllocatedMemory() != arrowChecked || shedRequested())) {
+      checkArrowBudget();
     }
   }
 
@@ -167,6 +177,9 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     }
     int index = origin.index();
     if (from == runBatch && index == runTo) {
+      if (runTo - runFrom < MIN_SLICE_ROWS) {
+        runRows[runTo - runFrom] = row;
+      }
       runTo += 1;
       return true;
     }
@@ -177,20 +190,43 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
       return false;
     }
     if (runBatch != null) {
-      writeRun();
-    }
-    if (batch != null && batch.rowCount() > 0) {
-      flushBatch(); // the rows copied before the run go first
+      endRun();
     }
     if (hooked != from) {
-      from.beforeRelease(this::writeRunBeforeRelease);
+      from.beforeRelease(this::endRunBeforeRelease);
       this.hooked = from;
     }
+    if (runRows == null) {
+      this.runRows = new RowData[MIN_SLICE_ROWS];
+    }
+    runRows[0] = row;
     this.runBatch = from;
     this.runFrom = index;
     this.runTo = index + 1;
     this.runBytesPerRow = from.bytesPerRow();
     return true;
+  }
+
+  /**
+   * Writes the run: as a slice of its batch when it is long enough to be worth one (or is the whole
+   * batch), after the rows copied before it; otherwise its rows are copied after them. Partitions
+   * whose rows interleave in a batch give runs of a row or two, and a slice costs a native call and
+   * an export of every column.
+   */
+  private void endRun() {
+    int rows = runTo - runFrom;
+    if (rows >= MIN_SLICE_ROWS || (runFrom == 0 && runTo == runBatch.rowCount())) {
+      if (batch != null && batch.rowCount() > 0) {
+        flushBatch(); // the rows copied before the run go first
+      }
+      writeRun();
+    } else {
+      this.runBatch = null;
+      for (int i = 0; i < rows; i++) {
+        copy(runRows[i]);
+      }
+    }
+    Arrays.fill(runRows, 0, Math.min(rows, MIN_SLICE_ROWS), null);
   }
 
   /** The batch's table columns are this file's Arrow layout, in buffers Arrow can move here. */
@@ -225,7 +261,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   }
 
   /** The run's batch is about to be freed: write the run while its buffers are valid. */
-  private void writeRunBeforeRelease() {
+  private void endRunBeforeRelease() {
     this.hooked = null;
     this.checked = null;
     if (runBatch == null) {
@@ -236,7 +272,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
       return;
     }
     try {
-      writeRun();
+      endRun();
     } catch (Throwable t) {
       throw failed(t, "writing the rows of an Arrow batch to");
     }
@@ -325,7 +361,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   @Override
   void flushBuffered() {
     if (runBatch != null) {
-      writeRun();
+      endRun();
     }
     if (batch != null && batch.rowCount() > 0) {
       flushBatch();
@@ -362,6 +398,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   /** Closes every batch; called once native code holds none of them (flushed, closed, failed). */
   private void closeRing() {
     this.runBatch = null;
+    this.runRows = null;
     RowDataArrowWriter filling = batch;
     this.batch = null;
     if (filling != null) {

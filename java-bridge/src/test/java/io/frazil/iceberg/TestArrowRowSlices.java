@@ -93,8 +93,10 @@ public class TestArrowRowSlices {
     List<RowData> rows = new RowDataGenerator(name.hashCode() + 1, 0.2).rows(schema, 5000);
     Map<String, String> props = Map.of("write.parquet.compression-codec", "zstd");
     MetricsConfig config = MetricsConfig.getDefault();
-    IntPredicate copied = i -> i % 7 == 3 || (i >= 2100 && i < 2600);
-    IntPredicate second = i -> i % 11 == 5 || (i >= 3000 && i < 3500);
+    // Rows 0-999: runs of up to 6 between copied rows; 1000-1999: rows interleaved between the two
+    // files; 2000-2099 a short run, 2100-2599 copied; then long runs and a whole batch.
+    IntPredicate copied = i -> (i < 1000 && i % 7 == 3) || (i >= 2100 && i < 2600);
+    IntPredicate second = i -> (i >= 1000 && i < 2000 && i % 11 == 5) || (i >= 3000 && i < 3500);
 
     long sliced = FrazilParquetAppender.slicedRows();
     File first = new File(temp, "first.parquet");
@@ -113,16 +115,58 @@ public class TestArrowRowSlices {
     ParityHarness.Written firstFile = written(first, firstAppender);
     ParityHarness.Written secondFile = written(other, secondAppender);
 
-    int expectedSliced = 0;
     List<RowData> firstRows = new ArrayList<>();
     List<RowData> secondRows = new ArrayList<>();
     for (int i = 0; i < rows.size(); i++) {
       (second.test(i) ? secondRows : firstRows).add(rows.get(i));
-      expectedSliced += copied.test(i) ? 0 : 1;
     }
+    long expectedSliced =
+        slicedRowsOf(rows.size(), i -> !second.test(i), i -> !copied.test(i))
+            + slicedRowsOf(rows.size(), second, i -> !copied.test(i));
+    assertThat(expectedSliced).as("rows this schedule slices").isGreaterThan(1000);
+    assertThat(expectedSliced).as("rows this schedule copies").isLessThan(rows.size() - 1000);
     assertThat(FrazilParquetAppender.slicedRows() - sliced).isEqualTo(expectedSliced);
     assertMatchesStock(schema, firstRows, firstFile, props, config, "first");
     assertMatchesStock(schema, secondRows, secondFile, props, config, "second");
+  }
+
+  /**
+   * The rows one file slices, by the appender's rule: among the rows it gets ({@code mine}), runs
+   * of consecutive recorded rows of one batch are sliced when at least {@link
+   * FrazilParquetAppender#MIN_SLICE_ROWS} long or a whole batch; other rows are copied.
+   */
+  private static long slicedRowsOf(int rows, IntPredicate mine, IntPredicate recorded) {
+    long sliced = 0;
+    int runStart = -1;
+    int last = -1;
+    for (int i = 0; i <= rows; i++) {
+      boolean extendsRun =
+          i < rows
+              && mine.test(i)
+              && recorded.test(i)
+              && runStart >= 0
+              && last == i - 1
+              && i / BATCH_ROWS == runStart / BATCH_ROWS;
+      boolean other = i < rows && mine.test(i);
+      if (extendsRun) {
+        last = i;
+        continue;
+      }
+      if (other || i == rows) {
+        if (runStart >= 0) {
+          int length = last - runStart + 1;
+          boolean wholeBatch =
+              runStart % BATCH_ROWS == 0 && length == Math.min(BATCH_ROWS, rows - runStart);
+          sliced += length >= FrazilParquetAppender.MIN_SLICE_ROWS || wholeBatch ? length : 0;
+          runStart = -1;
+        }
+        if (i < rows && recorded.test(i)) {
+          runStart = i;
+          last = i;
+        }
+      }
+    }
+    return sliced;
   }
 
   static Stream<Arguments> schemas() {
