@@ -1,0 +1,129 @@
+package io.frazil.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.frazil.exchange.ArrowBatch;
+import io.frazil.flink.arrow.ArrowRowLayout;
+import io.frazil.flink.arrow.ArrowStreams;
+import io.frazil.flink.arrow.FrazilArrowSink;
+import io.frazil.testkit.JobTables;
+import java.io.File;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@link FrazilArrowSink#dynamicSink}: Arrow batches that crossed a network exchange go into the
+ * Dynamic Iceberg Sink with the user's own record generator, and the committed table holds exactly
+ * the input rows, every column compared through Iceberg's reader, in data files Frazil wrote.
+ */
+public class TestArrowJobDynamicSink {
+  @RegisterExtension
+  static final FrazilMiniCluster CLUSTER = FrazilMiniCluster.installedLikeACluster();
+
+  private static final long ROWS = 12_000;
+  private static final ArrowRowLayout LAYOUT = ArrowRowLayout.appendOnly(ArrowJobRows.SCHEMA);
+
+  @TempDir private File warehouse;
+
+  /**
+   * Forward: records without a distribution mode, written by the generator's own subtask. Upsert:
+   * equality field {@code id} (the bucket source) and {@code DistributionMode.HASH}, so the sink
+   * keys the rows to its writers; with unique ids every row stays.
+   */
+  @ParameterizedTest(name = "upsert={0}, v{1}")
+  @CsvSource({"false, 2", "true, 2", "true, 3"})
+  public void batchesReachTheDynamicSinkThroughTheGenerator(boolean upsert, int formatVersion)
+      throws Exception {
+    String name = (upsert ? "upsert" : "append") + "_v" + formatVersion;
+    Table table =
+        JobTables.createTable(
+            warehouse,
+            name,
+            ArrowJobRows.SCHEMA,
+            JobTables.Partitioning.BUCKET,
+            formatVersion,
+            Map.of());
+    TableIdentifier identifier = TableIdentifier.of(JobTables.DATABASE, name);
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    DataStream<ArrowBatch> batches =
+        ArrowStreams.toBatches(
+                env.fromSequence(0, ROWS - 1)
+                    .map(ArrowJobRows::row)
+                    .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
+                LAYOUT,
+                700)
+            .rebalance();
+    FrazilArrowSink.dynamicSink(batches, LAYOUT)
+        .generator(
+            new JobTables.Generator(
+                identifier,
+                ArrowJobRows.SCHEMA,
+                table.spec(),
+                upsert,
+                upsert ? DistributionMode.HASH : null))
+        .catalogLoader(FlinkJobs.catalogLoader(warehouse))
+        .writeParallelism(2)
+        .append();
+    env.execute("Arrow batches into the Dynamic Iceberg Sink, " + name);
+
+    assertThat(ArrowJobRows.committed(table)).isEqualTo(ArrowJobRows.expected(ROWS));
+    FlinkJobs.Files files = FlinkJobs.files(table);
+    assertThat(files.dataFiles).isNotEmpty();
+    for (DataFile file : files.dataFiles) {
+      assertThat(FlinkJobs.createdBy(file.location()))
+          .as(file.location())
+          .startsWith("frazil version ");
+    }
+    // An upsert deletes each key before inserting it: equality deletes, committed with the data
+    // files (same sequence number, so they apply to none of them and the scan above lists none).
+    long equalityDeletes = 0;
+    for (Snapshot snapshot : table.snapshots()) {
+      equalityDeletes +=
+          Long.parseLong(snapshot.summary().getOrDefault("added-equality-delete-files", "0"));
+    }
+    if (upsert) {
+      assertThat(equalityDeletes).as("equality delete files committed").isPositive();
+    } else {
+      assertThat(equalityDeletes).as("equality delete files committed").isZero();
+    }
+    ArrowJob.awaitArrowMemoryReturned();
+    FlinkJobs.assertNothingLeaked();
+  }
+
+  @Test
+  public void aStreamOfAnotherLayoutIsRefusedWhenTheJobIsBuilt() {
+    StreamExecutionEnvironment env = FlinkJobs.env(1);
+    Schema other = new Schema(ArrowJobRows.SCHEMA.columns().subList(0, 3));
+    DataStream<ArrowBatch> batches =
+        ArrowStreams.toBatches(
+            env.fromSequence(0, 9)
+                .map(ArrowJobRows::row)
+                .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
+            LAYOUT,
+            10);
+    assertThatThrownBy(() -> FrazilArrowSink.dynamicSink(batches, ArrowRowLayout.appendOnly(other)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not the layout given to the Dynamic Iceberg Sink")
+        .hasMessageContaining("event_time");
+    assertThatThrownBy(
+            () ->
+                FrazilArrowSink.dynamicSink(
+                    batches, ArrowRowLayout.withRowKind(new Schema(other.columns(), Set.of(1)))))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
