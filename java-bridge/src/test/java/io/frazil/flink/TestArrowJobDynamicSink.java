@@ -11,6 +11,7 @@ import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -60,10 +61,14 @@ public class TestArrowJobDynamicSink {
             Map.of());
     TableIdentifier identifier = TableIdentifier.of(JobTables.DATABASE, name);
     StreamExecutionEnvironment env = FlinkJobs.env(2);
+    // Batches made by one subtask, rebalanced to two: the rows step and the generator run at the
+    // environment's parallelism (2) after the exchange, so two writer subtasks write.
     DataStream<ArrowBatch> batches =
         ArrowStreams.toBatches(
                 env.fromSequence(0, ROWS - 1)
+                    .setParallelism(1)
                     .map(ArrowJobRows::row)
+                    .setParallelism(1)
                     .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
                 LAYOUT,
                 700)
@@ -84,11 +89,15 @@ public class TestArrowJobDynamicSink {
     assertThat(ArrowJobRows.committed(table)).isEqualTo(ArrowJobRows.expected(ROWS));
     FlinkJobs.Files files = FlinkJobs.files(table);
     assertThat(files.dataFiles).isNotEmpty();
+    Set<String> writerSubtasks = new TreeSet<>();
     for (DataFile file : files.dataFiles) {
       assertThat(FlinkJobs.createdBy(file.location()))
           .as(file.location())
           .startsWith("frazil version ");
+      // Iceberg's data file names start with the writer's subtask index.
+      writerSubtasks.add(new org.apache.hadoop.fs.Path(file.location()).getName().split("-")[0]);
     }
+    assertThat(writerSubtasks).as("writer subtasks").hasSize(2);
     // An upsert deletes each key before inserting it: equality deletes, committed with the data
     // files (same sequence number, so they apply to none of them and the scan above lists none).
     long equalityDeletes = 0;
