@@ -23,14 +23,18 @@ import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
  * FrazilArrowSink.append(batches, tableLoader);
  * }</pre>
  *
- * <p>This first version turns each batch into row views right before Iceberg's writer ({@link
- * ArrowBatchesToRows}, chained to the writer): Iceberg's sink then does what it does for any
- * RowData stream (distribution, rolling, equality deletes, checkpoints, exactly-once commits), and
- * the Frazil appender turns the rows into Arrow again to encode them. Handing batches straight to
- * the native writer is the next step. The batches' layout, with or without the row kind column, is
- * read from the stream's {@link io.frazil.exchange.ArrowBatchTypeInfo}; a stream whose schema is
- * not the table's is refused when the job is built, and a batch of another schema that reaches the
- * sink fails its task, naming the difference.
+ * <p>Each batch is turned into row views right before Iceberg's writer ({@link ArrowBatchesToRows},
+ * chained to the writer): Iceberg's sink then does what it does for any RowData stream
+ * (distribution, rolling, equality deletes, checkpoints, exactly-once commits). The rows reach
+ * Frazil's appender as they were emitted (their type keeps Flink's chain from copying them, {@link
+ * SinkRowsTypeInfo}), so the appender hands each run of consecutive rows of a batch to the native
+ * writer as a slice of the batch, with no conversion (the direct path; {@code
+ * -Dfrazil.arrow.direct.enabled=false} turns it off). Rows that are copied on the way (a keyed
+ * distribution mode serializes them to the writer subtask) are written like any rows. The batches'
+ * layout, with or without the row kind column, is read from the stream's {@link
+ * io.frazil.exchange.ArrowBatchTypeInfo}; a stream whose schema is not the table's is refused when
+ * the job is built, and a batch of another schema that reaches the sink fails its task, naming the
+ * difference.
  *
  * <p>Ownership: the batches belong to whoever emitted them until they reach the sink's conversion
  * step, which closes each one after copying its rows out (see {@link ArrowBatchesToRows}).
@@ -90,7 +94,7 @@ public final class FrazilArrowSink {
 
   private static DataStream<RowData> rows(DataStream<ArrowBatch> batches, Table table) {
     ArrowRowLayout layout = ArrowRowLayout.of(table.schema(), batches.getType());
-    return ArrowStreams.toRows(batches, layout, table.name());
+    return ArrowStreams.toSinkRows(batches, layout, table.name());
   }
 
   /** The table, loaded through a clone so that {@code loader} stays unopened for the sink. */
