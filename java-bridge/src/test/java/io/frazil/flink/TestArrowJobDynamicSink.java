@@ -7,6 +7,7 @@ import io.frazil.exchange.ArrowBatch;
 import io.frazil.flink.arrow.ArrowRowLayout;
 import io.frazil.flink.arrow.ArrowStreams;
 import io.frazil.flink.arrow.FrazilArrowSink;
+import io.frazil.iceberg.FrazilParquetAppender;
 import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.Map;
@@ -36,21 +37,22 @@ public class TestArrowJobDynamicSink {
   @RegisterExtension
   static final FrazilMiniCluster CLUSTER = FrazilMiniCluster.installedLikeACluster();
 
-  private static final long ROWS = 12_000;
+  private static final long ROWS = 6_000;
   private static final ArrowRowLayout LAYOUT = ArrowRowLayout.appendOnly(ArrowJobRows.SCHEMA);
 
   @TempDir private File warehouse;
 
   /**
-   * Forward: records without a distribution mode, written by the generator's own subtask. Upsert:
-   * equality field {@code id} (the bucket source) and {@code DistributionMode.HASH}, so the sink
-   * keys the rows to its writers; with unique ids every row stays.
+   * Append or upsert (equality field {@code id}, the bucket source; with unique ids every row
+   * stays), each record forward (no distribution mode: written by the generator's own subtask, its
+   * row object unchanged, so Frazil's appender takes every row as a slice of its batch) or with
+   * {@code DistributionMode.HASH} (the sink serializes the rows to its writers: written as rows).
    */
-  @ParameterizedTest(name = "upsert={0}, v{1}")
-  @CsvSource({"false, 2", "true, 2", "true, 3"})
-  public void batchesReachTheDynamicSinkThroughTheGenerator(boolean upsert, int formatVersion)
-      throws Exception {
-    String name = (upsert ? "upsert" : "append") + "_v" + formatVersion;
+  @ParameterizedTest(name = "upsert={0}, v{1}, hash={2}")
+  @CsvSource({"false, 2, false", "true, 2, true", "true, 3, false"})
+  public void batchesReachTheDynamicSinkThroughTheGenerator(
+      boolean upsert, int formatVersion, boolean hash) throws Exception {
+    String name = (upsert ? "upsert" : "append") + "_v" + formatVersion + (hash ? "_hash" : "");
     Table table =
         JobTables.createTable(
             warehouse,
@@ -71,7 +73,7 @@ public class TestArrowJobDynamicSink {
                     .setParallelism(1)
                     .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
                 LAYOUT,
-                700)
+                400)
             .rebalance();
     FrazilArrowSink.dynamicSink(batches, LAYOUT)
         .generator(
@@ -80,12 +82,16 @@ public class TestArrowJobDynamicSink {
                 ArrowJobRows.SCHEMA,
                 table.spec(),
                 upsert,
-                upsert ? DistributionMode.HASH : null))
+                hash ? DistributionMode.HASH : null))
         .catalogLoader(FlinkJobs.catalogLoader(warehouse))
         .writeParallelism(2)
         .append();
+    long sliced = FrazilParquetAppender.slicedRows();
     env.execute("Arrow batches into the Dynamic Iceberg Sink, " + name);
 
+    assertThat(FrazilParquetAppender.slicedRows() - sliced)
+        .as("rows handed to the native writer as slices of their batch")
+        .isEqualTo(hash ? 0 : ROWS);
     assertThat(ArrowJobRows.committed(table)).isEqualTo(ArrowJobRows.expected(ROWS));
     FlinkJobs.Files files = FlinkJobs.files(table);
     assertThat(files.dataFiles).isNotEmpty();

@@ -41,15 +41,7 @@ public final class ArrowStreams {
    */
   public static SingleOutputStreamOperator<RowData> toRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
-    SingleOutputStreamOperator<RowData> rows =
-        batches
-            .flatMap(new ArrowBatchesToRows(layout, table))
-            .name("ArrowBatch → RowData")
-            .returns(InternalTypeInfo.of(layout.rowType()));
-    if (!(batches.getTransformation() instanceof PartitionTransformation)) {
-      rows.setParallelism(batches.getParallelism());
-    }
-    return rows;
+    return rows(batches, layout, table, InternalTypeInfo.of(layout.rowType()));
   }
 
   /**
@@ -58,11 +50,23 @@ public final class ArrowStreams {
    */
   static SingleOutputStreamOperator<RowData> toSinkRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
-    return batches
-        .flatMap(new ArrowBatchesToRows(layout, table))
-        .name("ArrowBatch → RowData")
-        .returns(new SinkRowsTypeInfo(layout.rowType()))
-        .setParallelism(batches.getParallelism());
+    return rows(batches, layout, table, new SinkRowsTypeInfo(layout.rowType()));
+  }
+
+  private static SingleOutputStreamOperator<RowData> rows(
+      DataStream<ArrowBatch> batches,
+      ArrowRowLayout layout,
+      String table,
+      TypeInformation<RowData> type) {
+    SingleOutputStreamOperator<RowData> rows =
+        batches
+            .flatMap(new ArrowBatchesToRows(layout, table))
+            .name("ArrowBatch → RowData")
+            .returns(type);
+    if (!(batches.getTransformation() instanceof PartitionTransformation)) {
+      rows.setParallelism(batches.getParallelism());
+    }
+    return rows;
   }
 
   private static RowType rowType(DataStream<RowData> rows) {

@@ -70,7 +70,11 @@ public final class FrazilArrowSink {
    * batch's rows as {@link RowData}, with their row kind when the layout carries one), the catalog
    * loader and the rest as for any RowData input, then calls {@code append()}. A generator routes
    * each row to a table of its choice, so the batches' layout is not checked against any table
-   * here; the Dynamic sink converts each row to its table's schema as it does for any input.
+   * here; the Dynamic sink converts each row to its table's schema as it does for any input. The
+   * rows reach the generator uncopied ({@link SinkRowsTypeInfo}); a record the generator emits
+   * without a distribution mode keeps its row object on the way to the sink's forward writer, so a
+   * Frazil appender there writes runs of them as slices of the batch (the direct path), while a
+   * record with a distribution mode is serialized to its writer subtask and written as a row.
    *
    * @throws IllegalArgumentException naming the first difference when the stream's declared schema
    *     ({@link ArrowBatchTypeInfo}) is not {@code layout}'s
@@ -89,7 +93,7 @@ public final class FrazilArrowSink {
               + SchemaMismatch.describe(layout.arrowSchema(), declared));
     }
     return DynamicIcebergSink.forInput(
-        ArrowStreams.toRows(batches, layout, "(Dynamic Iceberg Sink input)"));
+        ArrowStreams.toSinkRows(batches, layout, "(Dynamic Iceberg Sink input)"));
   }
 
   private static DataStream<RowData> rows(DataStream<ArrowBatch> batches, Table table) {
