@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import io.frazil.exchange.ArrowBatch;
 import io.frazil.flink.FrazilFlink;
 import io.frazil.flink.routing.FrazilRouting;
+import io.frazil.iceberg.FrazilParquetAppender;
 import io.frazil.testkit.LoadedLibrary;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -436,6 +437,7 @@ public final class JobBench implements Callable<Integer> {
     }
 
     long unclosed0 = ArrowBatch.releasedUnclosed();
+    long sliced0 = FrazilParquetAppender.slicedRows();
     long native0 = FrazilFlink.nativeDataFiles();
     long delegated0 = FrazilFlink.stockDataFiles();
     // Garbage of the previous trial (and its validation) is collected here, off the clock.
@@ -471,6 +473,7 @@ public final class JobBench implements Callable<Integer> {
     trial.delegatedFiles = FrazilFlink.stockDataFiles() - delegated0;
     trial.allocLiveThreads = heap1.liveThreadsSince(heap0);
     trial.batchesLeftToCleaner = ArrowBatch.releasedUnclosed() - unclosed0;
+    trial.slicedRows = FrazilParquetAppender.slicedRows() - sliced0;
 
     long statsStart = System.nanoTime();
     if (jobId == null) {
@@ -536,8 +539,8 @@ public final class JobBench implements Callable<Integer> {
     System.out.printf(
         Locale.ROOT,
         "  %-6s %-8s #%d  wall %7.2f s  cpu %7.2f s  alloc %6.2f GB  gc %3d (%5d ms)  data %6.1f MB"
-            + " in %3d files (writers %s)  deletes eq %d / pos %d / dv %d  commits %d  %s"
-            + "  (validated in %.1f s)%n",
+            + " in %3d files (writers %s)  deletes eq %d / pos %d / dv %d  commits %d  sliced rows"
+            + " %d  %s  (validated in %.1f s)%n",
         arm,
         phase,
         rep,
@@ -553,6 +556,7 @@ public final class JobBench implements Callable<Integer> {
         check.positionDeleteFiles,
         check.deletionVectors,
         check.snapshots,
+        trial.slicedRows,
         trial.valid() ? "OK" : "INVALID: " + String.join(" | ", trial.failures),
         trial.validateMs / 1e3);
     JobCheckpoints ck = trial.checkpoints;

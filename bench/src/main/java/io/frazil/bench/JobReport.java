@@ -158,7 +158,9 @@ final class JobReport {
             + " *commits* = snapshots the sink committed; *M rows/s* from the median wall time;"
             + " *native encoder CPU* = CPU of the `frazil-encoder-N` threads during the job"
             + " (`/proc/self/task`, 10 ms ticks; part of process CPU): the Frazil writer's encoding,"
-            + " apart from its row-to-Arrow copy on the task threads.\n");
+            + " apart from its row-to-Arrow copy on the task threads; *sliced rows* (trial list) ="
+            + " rows Frazil's appenders took as slices of their Arrow batch instead of converting"
+            + " them (the Arrow arm's direct path).\n");
     Files.writeString(bench.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
 
     if (!cells.isEmpty()) {
@@ -427,9 +429,10 @@ final class JobReport {
     md.append("### Every trial (run order)\n\n");
     md.append(
         "| seq | cell | arm | phase | wall s | CPU s | alloc GB | GCs | data MB | files | writers"
-            + " | eq/pos/DV | commits | read back | checkpoints steady/failed | checkpoint ms p50/max"
-            + " | close ms p50/max | load 1m before→after | validation |\n");
-    md.append("|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+            + " | eq/pos/DV | commits | read back | sliced rows | checkpoints steady/failed"
+            + " | checkpoint ms p50/max | close ms p50/max | load 1m before→after | validation |\n");
+    md.append(
+        "|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for (Iteration it : iterations) {
       JobTrial trial = trials.get(it.seq);
       JobCheck c = trial.check;
@@ -437,7 +440,7 @@ final class JobReport {
           String.format(
               Locale.ROOT,
               "| %d | %s | %s | %s #%d | %.2f | %.2f | %.2f | %d | %.1f | %d | %s | %d/%d/%d | %d"
-                  + " | %,d | %d/%d | %s | %s | %.1f→%.1f | %s |\n",
+                  + " | %,d | %,d | %d/%d | %s | %s | %.1f→%.1f | %s |\n",
               it.seq,
               trial.cell,
               it.arm,
@@ -455,6 +458,7 @@ final class JobReport {
               c.deletionVectors,
               c.snapshots,
               c.readBack.count,
+              trial.slicedRows,
               trial.checkpoints.steady(trial.checkpoints.ids).size(),
               trial.checkpoints.failed,
               pair(trial.checkpoints.steady(trial.checkpoints.durationMs)).replace(" ", ""),

@@ -16,6 +16,10 @@ final class JobTrial {
   final String mode;
   long allocLiveThreads;
   long batchesLeftToCleaner;
+
+  /** Rows Frazil's appenders took as slices of their Arrow batch (the direct path). */
+  long slicedRows;
+
   long nativeFiles;
   long delegatedFiles;
   int routingRewrites;
@@ -55,6 +59,7 @@ final class JobTrial {
     json.append(",\"format_version\":").append(formatVersion);
     json.append(",\"mode\":").append(Json.quote(mode));
     json.append(",\"batches_left_to_cleaner\":").append(batchesLeftToCleaner);
+    json.append(",\"sliced_rows\":").append(slicedRows);
     json.append(",\"table\":").append(Json.quote(table));
     json.append(",\"parallelism\":").append(parallelism);
     json.append(",\"checkpoint_ms\":").append(checkpointMs);
