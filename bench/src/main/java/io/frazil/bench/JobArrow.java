@@ -44,7 +44,12 @@ import org.apache.iceberg.flink.FlinkSchemaUtil;
  * (here carrying the batches, IPC-serialized), then:
  *
  * <ul>
- *   <li>forward cells: {@link FrazilArrowSink#dynamicSink} with {@link JobRows.Generator};
+ *   <li>forward cells: {@link FrazilArrowSink#dynamicSink} with {@link JobRows.Generator}; with
+ *       {@code splitAtSource} each batch is first split by partition tuple in the source's own step
+ *       ({@link ArrowBatchSplitter}, no exchange of its own), so the batches the writers get hold
+ *       one bucket each and Frazil's appender takes them in long runs (see bench/README.md: without
+ *       it, consecutive rows of a batch alternate between the four buckets' files and the
+ *       appender's direct path hands native code runs of about one row);
  *   <li>keyed cells: each batch split by the table's partition spec ({@link ArrowBatchSplitter},
  *       native), the sub-batches sent whole to the writer subtask of their bucket (a custom
  *       partitioner choosing the subtask as the Dynamic sink's HASH mode groups them), then the
@@ -116,6 +121,7 @@ final class JobArrow {
       StreamExecutionEnvironment env,
       int parallelism,
       boolean keyed,
+      boolean splitAtSource,
       PartitionSpec spec,
       JobRows.Generator generator,
       CatalogLoader catalogLoader) {
@@ -124,9 +130,9 @@ final class JobArrow {
         env.fromSequence(0, input.size() - 1)
             .setParallelism(1)
             .name("sequence")
-            .flatMap(new Emit())
+            .flatMap(new Emit(!keyed && splitAtSource ? spec : null))
             .setParallelism(1)
-            .name("bid batches")
+            .name(!keyed && splitAtSource ? "bid batches, split by bucket" : "bid batches")
             .returns(LAYOUT.typeInfo())
             .rebalance();
     if (keyed) {
@@ -146,14 +152,27 @@ final class JobArrow {
   }
 
   /**
-   * Batch index → a batch sharing the pre-built batch's buffers. Its only output is the rebalance
-   * (a network edge: Flink serializes the batch inside {@code collect}), so it closes the batch
-   * right after.
+   * Batch index → a batch sharing the pre-built batch's buffers, or (with a spec) its sub-batches
+   * by partition tuple. Its only output is the rebalance (a network edge: Flink serializes a batch
+   * inside {@code collect}), so it closes each batch right after.
    */
   static final class Emit extends RichFlatMapFunction<Long, ArrowBatch> {
+    private final Split split;
+
+    /**
+     * @param spec null to emit whole batches
+     */
+    Emit(PartitionSpec spec) {
+      this.split = spec == null ? null : new Split(spec);
+    }
+
     @Override
     public void flatMap(Long index, Collector<ArrowBatch> out) {
       ArrowBatch batch = ArrowBatch.of(share(input.get((int) (long) index)));
+      if (split != null) {
+        split.flatMap(batch, out); // closes the batch and every sub-batch
+        return;
+      }
       try {
         out.collect(batch);
       } finally {

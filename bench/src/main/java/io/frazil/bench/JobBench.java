@@ -163,6 +163,16 @@ public final class JobBench implements Callable<Integer> {
   List<String> arms;
 
   @Option(
+      names = "--arrow-forward-split",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Frazil Arrow arm, forward cells: split each batch by bucket in the source step, so the"
+              + " writers get one-bucket batches (--no-arrow-forward-split: whole batches).")
+  boolean arrowForwardSplit;
+
+  @Option(
       names = "--checkpoint-ms",
       paramLabel = "MS",
       defaultValue = "1000",
@@ -243,13 +253,14 @@ public final class JobBench implements Callable<Integer> {
   public String toString() {
     return String.format(
         Locale.ROOT,
-        "rows=%d pairs=%d warmupPairs=%d cells=%s arms=%s checkpointMs=%d parallelism=%d seed=%d"
-            + " tmp=%s keepTables=%s",
+        "rows=%d pairs=%d warmupPairs=%d cells=%s arms=%s arrowForwardSplit=%s checkpointMs=%d"
+            + " parallelism=%d seed=%d tmp=%s keepTables=%s",
         rows,
         pairs,
         warmupPairs,
         cells,
         arms,
+        arrowForwardSplit,
         checkpointMs,
         parallelism,
         seed,
@@ -412,6 +423,7 @@ public final class JobBench implements Callable<Integer> {
           env,
           parallelism,
           keyed,
+          arrowForwardSplit,
           spec,
           new JobRows.Generator(identifier, schema, spec, keyed, parallelism, false),
           catalogLoader());
@@ -656,11 +668,12 @@ public final class JobBench implements Callable<Integer> {
   }
 
   /** What iterations.jsonl calls a cell's write path. */
-  static String mode(String arm, boolean keyed) {
+  String mode(String arm, boolean keyed) {
+    boolean arrow = ARROW.equals(arm);
     if (!keyed) {
-      return "forward-append";
+      return arrow && arrowForwardSplit ? "forward-append-split" : "forward-append";
     }
-    return ARROW.equals(arm) ? "keyed-upsert-split" : "keyed-upsert-hash";
+    return arrow ? "keyed-upsert-split" : "keyed-upsert-hash";
   }
 
   /** The bridge jar the JVM loaded Frazil from, with its SHA-256. */
