@@ -44,6 +44,7 @@ public final class ArrowBatchesToRows extends RichFlatMapFunction<ArrowBatch, Ro
 
   private final ArrowRowLayout layout;
   private final String table;
+  private final boolean forWriter;
   private transient ArrowBatchColumns columns;
   private transient ArrowRowOrigin origin;
 
@@ -51,8 +52,19 @@ public final class ArrowBatchesToRows extends RichFlatMapFunction<ArrowBatch, Ro
    * @param table the table's name, for messages
    */
   public ArrowBatchesToRows(ArrowRowLayout layout, String table) {
+    this(layout, table, false);
+  }
+
+  /**
+   * @param forWriter the rows go straight to Iceberg's writer ({@link FrazilArrowSink}), which
+   *     reads them only while they are emitted: with the direct path on, columns are then copied to
+   *     the heap only when read ({@link LazyColumnVector}), and rows read after their batch is
+   *     released fail by name
+   */
+  ArrowBatchesToRows(ArrowRowLayout layout, String table, boolean forWriter) {
     this.layout = layout;
     this.table = table;
+    this.forWriter = forWriter;
   }
 
   @Override
@@ -66,12 +78,13 @@ public final class ArrowBatchesToRows extends RichFlatMapFunction<ArrowBatch, Ro
       if (batch.rowCount() == 0) {
         return;
       }
-      VectorizedColumnBatch rows = columns.copy(batch.root());
       RowKind[] kinds = columns.rowKinds(batch.root());
       if (origin == null) {
+        VectorizedColumnBatch rows = columns.copy(batch.root());
         batch.close();
         emit(rows, kinds, null, out);
       } else {
+        VectorizedColumnBatch rows = forWriter ? columns.lazy(batch) : columns.copy(batch.root());
         emit(rows, kinds, new ArrowRows(batch.root(), layout.tableColumns()), out);
       }
     } finally {

@@ -41,7 +41,8 @@ public final class ArrowStreams {
    */
   public static SingleOutputStreamOperator<RowData> toRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
-    return rows(batches, layout, table, InternalTypeInfo.of(layout.rowType()));
+    return rows(
+        batches, new ArrowBatchesToRows(layout, table), InternalTypeInfo.of(layout.rowType()));
   }
 
   /**
@@ -50,19 +51,16 @@ public final class ArrowStreams {
    */
   static SingleOutputStreamOperator<RowData> toSinkRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
-    return rows(batches, layout, table, new SinkRowsTypeInfo(layout.rowType()));
+    return rows(
+        batches,
+        new ArrowBatchesToRows(layout, table, true),
+        new SinkRowsTypeInfo(layout.rowType()));
   }
 
   private static SingleOutputStreamOperator<RowData> rows(
-      DataStream<ArrowBatch> batches,
-      ArrowRowLayout layout,
-      String table,
-      TypeInformation<RowData> type) {
+      DataStream<ArrowBatch> batches, ArrowBatchesToRows toRows, TypeInformation<RowData> type) {
     SingleOutputStreamOperator<RowData> rows =
-        batches
-            .flatMap(new ArrowBatchesToRows(layout, table))
-            .name("ArrowBatch → RowData")
-            .returns(type);
+        batches.flatMap(toRows).name("ArrowBatch → RowData").returns(type);
     if (!(batches.getTransformation() instanceof PartitionTransformation)) {
       rows.setParallelism(batches.getParallelism());
     }
