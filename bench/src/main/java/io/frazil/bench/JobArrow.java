@@ -10,6 +10,7 @@ import io.frazil.partition.KeyedSubBatch;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -110,6 +111,25 @@ final class JobArrow {
     if (allocator != null) {
       allocator.close();
       allocator = null;
+    }
+  }
+
+  /**
+   * The Arrow arm's own checks: every batch of the job released by its holder (none left to the
+   * garbage collector's cleaner, none alive) and every share of the pre-built batches returned.
+   */
+  static void validate(JobTrial trial) {
+    long live = ArrowBatch.liveBatches();
+    long shares = allocatedBytes() - prebuiltBytes();
+    if (live != 0 || trial.batchesLeftToCleaner != 0 || shares != 0) {
+      trial.failures.add(
+          String.format(
+              Locale.ROOT,
+              "after the job: %d ArrowBatches alive, %d released by the cleaner (not closed),"
+                  + " %d bytes of shared input not returned",
+              live,
+              trial.batchesLeftToCleaner,
+              shares));
     }
   }
 

@@ -617,6 +617,21 @@ public final class JobBench implements Callable<Integer> {
               check.writerSubtasks,
               parallelism));
     }
+    if (trial.keyed) {
+      // Hash distribution (RowData arms) and the Arrow arm's split + partitioning both send all
+      // rows of a bucket to one writer subtask.
+      check.writersByPartition.forEach(
+          (partition, writers) -> {
+            if (writers.size() != 1) {
+              trial.failures.add(
+                  "partition "
+                      + partition
+                      + " written by writer subtasks "
+                      + writers
+                      + ", not one");
+            }
+          });
+    }
     if (!"stock".equals(arm) && trial.routingRewrites != 3) {
       // The dynamic sink, its forward-writer sink and its generator.
       trial.failures.add(
@@ -634,7 +649,7 @@ public final class JobBench implements Callable<Integer> {
               check.dataFiles));
     }
     if (ARROW.equals(arm)) {
-      validateArrow(trial);
+      JobArrow.validate(trial);
     }
     long arrow = io.frazil.iceberg.ArrowMemory.allocatedBytes();
     long writers = io.frazil.jni.NativeParquetWriter.liveWriterCount();
@@ -645,25 +660,6 @@ public final class JobBench implements Callable<Integer> {
               "after the job: %d Arrow bytes still allocated, %d native writers open",
               arrow,
               writers));
-    }
-  }
-
-  /**
-   * The Arrow arm's own checks: every batch of the job released by its holder (none left to the
-   * garbage collector's cleaner, none alive) and every share of the pre-built batches returned.
-   */
-  private static void validateArrow(JobTrial trial) {
-    long live = ArrowBatch.liveBatches();
-    long shares = JobArrow.allocatedBytes() - JobArrow.prebuiltBytes();
-    if (live != 0 || trial.batchesLeftToCleaner != 0 || shares != 0) {
-      trial.failures.add(
-          String.format(
-              Locale.ROOT,
-              "after the job: %d ArrowBatches alive, %d released by the cleaner (not closed),"
-                  + " %d bytes of shared input not returned",
-              live,
-              trial.batchesLeftToCleaner,
-              shares));
     }
   }
 
