@@ -131,9 +131,9 @@ run-bench-smoke:
 	$(MVN) -q -pl bench exec:exec -Dbench.args="--smoke --out $(CURDIR)/bench/target/smoke"
 
 ## Whole-job cohort (bench/README.md, "Whole-job cohort"): Flink MiniCluster jobs, Dynamic Iceberg
-## Sink, stock vs Frazil; 2,000,000 rows, parallelism 2, bucket(auction, 4), zstd 3, 1 s
-## checkpoints, format v2/v3 x forward/keyed, 1 warm-up + 3 measured pairs per cell (~10 min on 2
-## cores) -> bench/results/<date>-<short sha>-jobs/; per job also Flink's checkpoint durations and
+## Sink, stock vs Frazil (RowData) vs Frazil Arrow end to end; 2,000,000 rows, parallelism 2,
+## bucket(auction, 4), zstd 3, 1 s checkpoints, format v2/v3 x forward/keyed, 1 warm-up + 3
+## measured pairs (one trial per arm) per cell (~15 min on 2 cores) -> bench/results/<date>-<short sha>-jobs/; per job also Flink's checkpoint durations and
 ## the writers' close time (REST checkpoint statistics). Exits non-zero if any trial fails validation.
 .PHONY: bench-jobs bench-jobs-smoke run-bench-jobs-smoke
 BENCH_JOBS_ARGS ?=
@@ -142,7 +142,7 @@ bench-jobs: jvm
 	$(MVN) -q $(FLINK_PROFILE) -pl bench exec:exec -Dbench.mainClass=io.frazil.bench.JobBench -Dbench.heap=$(BENCH_HEAP) -Dbench.args="--out $(BENCH_OUT)-jobs $(BENCH_JOBS_ARGS)"
 	$(PYTHON) scripts/bench_index.py
 
-## ~25 s after the build (8 jobs of 20,000 rows, all four cells, same validation); part of `make test`.
+## ~40 s after the build (12 jobs of 20,000 rows: three arms, all four cells, same validation); part of `make test`.
 bench-jobs-smoke: jvm run-bench-jobs-smoke
 
 run-bench-jobs-smoke:

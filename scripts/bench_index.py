@@ -177,14 +177,22 @@ def file_write_headline(report: Report) -> str:
     return "wall " + "; ".join(parts) if parts else ""
 
 
+JOB_ARM_LABELS = {"frazil": "", "frazil-arrow": " Arrow"}
+
+
 def jobs_headline(report: Report) -> str:
+    """Wall stock/Frazil per cell; with three arms also stock/Frazil-Arrow ("… Arrow")."""
     parts = []
     for _, table in cohort_sections(report):
-        cell, arm, wall = table.column("cell"), table.column("arm"), table.column("wall stock/Frazil")
+        cell, arm = table.column("cell"), table.column("arm")
+        # Two-arm runs head the ratio column "wall stock/Frazil", three-arm runs "wall stock/arm".
+        wall = table.column("wall stock/Frazil")
+        if wall is None:
+            wall = table.column("wall stock/arm")
         parts += [
-            f"{r[cell].removeprefix('bid-')} {ratio(r[wall])}"
+            f"{r[cell].removeprefix('bid-')}{JOB_ARM_LABELS[r[arm]]} {ratio(r[wall])}"
             for r in table.rows
-            if r[arm] == "frazil" and ratio(r[wall])
+            if r[arm] in JOB_ARM_LABELS and ratio(r[wall])
         ]
     return "wall " + " · ".join(parts) if parts else ""
 

@@ -81,6 +81,21 @@ NEXMARK = (
 """
 )
 
+JOBS_THREE_ARMS = (
+    "# Stock Iceberg vs Frazil (RowData, Arrow end to end) — whole Flink jobs (Dynamic Iceberg"
+    " Sink)\n\n"
+    + FACTS
+    + """
+## Cohort `job-dynamic`: whole Flink job, stock vs the Frazil arms
+
+| cell | arm | n | wall s | wall stock/arm | CPU stock/arm |
+|---|---|--:|--:|--:|--:|
+| bid-v2-forward | stock | 2 | 3.0 | | |
+| bid-v2-forward | frazil | 2 | 2.0 | **1.50×** [1.4–1.6] | **1.60×** [1.5–1.7] |
+| bid-v2-forward | frazil-arrow | 2 | 1.0 | **3.00×** [2.8–3.2] | **2.90×** [2.7–3.1] |
+"""
+)
+
 STOCK_OOM = (
     '{"stage":"grid","phase":"measured","heap":"1g","arm":"stock","partitions":1024,"outcome":"oom"}\n'
     '{"stage":"grid","phase":"measured","heap":"1g","arm":"frazil","partitions":1024,"outcome":"ok"}\n'
@@ -141,6 +156,15 @@ class BenchIndexTest(unittest.TestCase):
             row.headline,
             "wall, 3 queries: median 1.20×, lowest q5 v2 0.98×, highest q0 v2 1.50×",
         )
+
+    def test_jobs_row_with_three_arms_gives_both_frazil_arms(self) -> None:
+        path = self.folder(
+            "2026-01-05-abc1234-jobs",
+            JOBS_THREE_ARMS.format(date="2026-01-05", commit="abc1234", args="--rows 500000"),
+        )
+        row = bench_index.index_row(path)
+        self.assertEqual(row.kind, "jobs")
+        self.assertEqual(row.headline, "wall v2-forward 1.50× · v2-forward Arrow 3.00×")
 
     def test_unknown_report_title_is_refused(self) -> None:
         path = self.folder("2026-01-04-x", "# Something else\n")

@@ -1,8 +1,10 @@
 package io.frazil.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.frazil.exchange.ArrowBatch;
 import io.frazil.flink.FrazilFlink;
 import io.frazil.flink.routing.FrazilRouting;
+import io.frazil.iceberg.FrazilParquetAppender;
 import io.frazil.testkit.LoadedLibrary;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -62,12 +64,14 @@ import picocli.CommandLine.Spec;
  * parallelism-1 sequence source, a rebalance to {@code parallelism} subtasks that look up the
  * pre-built bid rows, and the Dynamic Iceberg Sink at write parallelism {@code parallelism}, with
  * periodic checkpoints. The clock runs from {@code env.execute()} to its return, so it includes the
- * checkpoints and the final commit. The two arms differ only by the table property {@code
- * write.parquet.frazil.enabled=false} on the stock arm's table ({@link FrazilFlink#install()} runs
- * once for both). After each trial, off the clock, the committed table is validated (row checksum
- * through Iceberg's reader, footers, writer subtasks, native counters, native resources); a trial
- * that fails validation is kept in {@code iterations.jsonl}, left out of the medians, listed in
- * {@code results.md} ({@link JobReport}), and makes the run exit non-zero.
+ * checkpoints and the final commit. The stock and Frazil (RowData) arms differ only by the table
+ * property {@code write.parquet.frazil.enabled=false} on the stock arm's table ({@link
+ * FrazilFlink#install()} runs once for all arms) and {@link FrazilRouting#accelerate}; the Frazil
+ * Arrow arm carries Arrow batches from the source on ({@link JobArrow}). After each trial, off the
+ * clock, the committed table is validated (row checksum through Iceberg's reader, footers, writer
+ * subtasks, native counters, native resources); a trial that fails validation is kept in {@code
+ * iterations.jsonl}, left out of the medians, listed in {@code results.md} ({@link JobReport}), and
+ * makes the run exit non-zero.
  */
 @Command(
     name = "JobBench",
@@ -77,7 +81,7 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "Whole Flink jobs through the Dynamic Iceberg Sink on a MiniCluster, stock against Frazil"
-          + " (bench/README.md, \"Whole-job cohort\")."
+          + " (RowData) and Frazil Arrow end to end (bench/README.md, \"Whole-job cohort\")."
     })
 public final class JobBench implements Callable<Integer> {
   static final String COHORT = "job-dynamic";
@@ -85,6 +89,13 @@ public final class JobBench implements Callable<Integer> {
   static final String DATABASE = "db";
   static final int BUCKETS = 4;
   static final List<String> ALL_CELLS = List.of("v2-forward", "v2-keyed", "v3-forward", "v3-keyed");
+
+  /**
+   * Stock Iceberg, Frazil on RowData, Frazil with Arrow batches from the source ({@link JobArrow}).
+   */
+  static final List<String> ALL_ARMS = List.of("stock", "frazil", "frazil-arrow");
+
+  static final String ARROW = "frazil-arrow";
 
   /**
    * {@code web.checkpoints.history}: checkpoints whose statistics the JobManager keeps per job
@@ -122,7 +133,7 @@ public final class JobBench implements Callable<Integer> {
       paramLabel = "N",
       defaultValue = "3",
       converter = BenchCli.Positive.class,
-      description = "Measured (stock, Frazil) pairs per cell.")
+      description = "Measured pairs (one trial of every arm) per cell.")
   int pairs;
 
   @Option(
@@ -140,6 +151,26 @@ public final class JobBench implements Callable<Integer> {
       defaultValue = "v2-forward,v2-keyed,v3-forward,v3-keyed",
       description = "Of v2-forward, v2-keyed, v3-forward, v3-keyed.")
   List<String> cells;
+
+  @Option(
+      names = "--arms",
+      split = ",",
+      paramLabel = "ARM",
+      defaultValue = "stock,frazil,frazil-arrow",
+      description =
+          "Of stock, frazil, frazil-arrow; run in this order within each pair (a 'pair' is one"
+              + " trial of every arm).")
+  List<String> arms;
+
+  @Option(
+      names = "--arrow-forward-split",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Frazil Arrow arm, forward cells: split each batch by bucket in the source step, so the"
+              + " writers get one-bucket batches (--no-arrow-forward-split: whole batches).")
+  boolean arrowForwardSplit;
 
   @Option(
       names = "--checkpoint-ms",
@@ -214,6 +245,7 @@ public final class JobBench implements Callable<Integer> {
       checkpointMs = BenchCli.given(cli, "--checkpoint-ms") ? checkpointMs : 200;
     }
     cells = BenchCli.oneOf(cli, "--cells", cells, ALL_CELLS);
+    arms = BenchCli.oneOf(cli, "--arms", arms, ALL_ARMS);
   }
 
   /** The plan, as the run prints it. */
@@ -221,12 +253,14 @@ public final class JobBench implements Callable<Integer> {
   public String toString() {
     return String.format(
         Locale.ROOT,
-        "rows=%d pairs=%d warmupPairs=%d cells=%s checkpointMs=%d parallelism=%d seed=%d tmp=%s"
-            + " keepTables=%s",
+        "rows=%d pairs=%d warmupPairs=%d cells=%s arms=%s arrowForwardSplit=%s checkpointMs=%d"
+            + " parallelism=%d seed=%d tmp=%s keepTables=%s",
         rows,
         pairs,
         warmupPairs,
         cells,
+        arms,
+        arrowForwardSplit,
         checkpointMs,
         parallelism,
         seed,
@@ -259,6 +293,16 @@ public final class JobBench implements Callable<Integer> {
         "built %,d bid rows in %.1f s (%d date_time values moved by microseconds to make"
             + " (auction, bidder, date_time) unique; %s); input %s%n",
         JobRows.input().size(), (System.nanoTime() - buildStart) / 1e9, movedKeys, inUse, expected);
+    if (arms.contains(ARROW)) {
+      long arrowStart = System.nanoTime();
+      int batches = JobArrow.build(JobRows.input());
+      System.out.printf(
+          "built %d Arrow batches of up to %,d rows in %.1f s (%.1f MB off-heap)%n",
+          batches,
+          io.frazil.flink.arrow.ArrowStreams.DEFAULT_BATCH_ROWS,
+          (System.nanoTime() - arrowStart) / 1e9,
+          JobArrow.prebuiltBytes() / 1048576.0);
+    }
 
     Configuration conf = new Configuration();
     conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("64m"));
@@ -284,19 +328,22 @@ public final class JobBench implements Callable<Integer> {
         int version = cell.startsWith("v3") ? 3 : 2;
         boolean keyed = cell.endsWith("keyed");
         System.out.printf(
-            "%n[%s] %d warm-up + %d measured pairs, alternating stock, Frazil%n",
-            cell, warmupPairs, pairs);
+            "%n[%s] %d warm-up + %d measured pairs, alternating %s%n",
+            cell, warmupPairs, pairs, String.join(", ", arms));
         for (int rep = 0; rep < warmupPairs; rep++) {
-          trial(cell, version, keyed, "stock", "warmup", rep);
-          trial(cell, version, keyed, "frazil", "warmup", rep);
+          for (String arm : arms) {
+            trial(cell, version, keyed, arm, "warmup", rep);
+          }
         }
         for (int rep = 0; rep < pairs; rep++) {
-          trial(cell, version, keyed, "stock", "measured", rep);
-          trial(cell, version, keyed, "frazil", "measured", rep);
+          for (String arm : arms) {
+            trial(cell, version, keyed, arm, "measured", rep);
+          }
         }
       }
     } finally {
       cluster.close();
+      JobArrow.close();
       if (!keepTables) {
         RunFacts.deleteTree(warehouse);
       }
@@ -342,7 +389,13 @@ public final class JobBench implements Callable<Integer> {
       throws IOException {
     int seq = iterations.size();
     String tableName =
-        String.format(Locale.ROOT, "t%03d_v%d_%s_%s", seq, version, keyed ? "keyed" : "fwd", arm);
+        String.format(
+            Locale.ROOT,
+            "t%03d_v%d_%s_%s",
+            seq,
+            version,
+            keyed ? "keyed" : "fwd",
+            arm.replace('-', '_'));
     TableIdentifier identifier = TableIdentifier.of(DATABASE, tableName);
     Schema schema = Datasets.BID;
     PartitionSpec spec = PartitionSpec.builderFor(schema).bucket("auction", BUCKETS).build();
@@ -358,32 +411,45 @@ public final class JobBench implements Callable<Integer> {
     // to seconds (seen as 1-6 s outliers). Tables in use have their main branch already: create
     // it here, off the clock (an empty snapshot, not counted as a commit below).
     table.manageSnapshots().createBranch(SnapshotRef.MAIN_BRANCH).commit();
-    JobTrial trial = new JobTrial(cell, version, keyed, tableName);
+    JobTrial trial = new JobTrial(cell, version, keyed, tableName, mode(arm, keyed));
 
     StreamExecutionEnvironment env = new TestStreamEnvironment(cluster, parallelism);
     env.enableCheckpointing(checkpointMs, CheckpointingMode.EXACTLY_ONCE);
     // One source subtask (Iceberg 1.11 on Flink 2.1 can lose rows when parallel bounded source
     // subtasks finish at different times); the rebalance puts the row lookup, the generator and
     // (forward cells) the writers on `parallelism` subtasks.
-    DataStream<RowData> input =
-        env.fromSequence(0, JobRows.input().size() - 1)
-            .setParallelism(1)
-            .name("sequence")
-            .rebalance()
-            .map(new JobRows.Lookup())
-            .setParallelism(parallelism)
-            .name("bid rows")
-            .returns(InternalTypeInfo.of(FlinkSchemaUtil.convert(schema)));
-    DynamicIcebergSink.forInput(input)
-        .generator(new JobRows.Generator(identifier, schema, spec, keyed, parallelism))
-        .catalogLoader(catalogLoader())
-        .writeParallelism(parallelism)
-        .append();
-    if ("frazil".equals(arm)) {
+    if (ARROW.equals(arm)) {
+      JobArrow.addJob(
+          env,
+          parallelism,
+          keyed,
+          arrowForwardSplit,
+          spec,
+          new JobRows.Generator(identifier, schema, spec, keyed, parallelism, false),
+          catalogLoader());
+    } else {
+      DataStream<RowData> input =
+          env.fromSequence(0, JobRows.input().size() - 1)
+              .setParallelism(1)
+              .name("sequence")
+              .rebalance()
+              .map(new JobRows.Lookup())
+              .setParallelism(parallelism)
+              .name("bid rows")
+              .returns(InternalTypeInfo.of(FlinkSchemaUtil.convert(schema)));
+      DynamicIcebergSink.forInput(input)
+          .generator(new JobRows.Generator(identifier, schema, spec, keyed, parallelism, true))
+          .catalogLoader(catalogLoader())
+          .writeParallelism(parallelism)
+          .append();
+    }
+    if (!"stock".equals(arm)) {
       // What a Frazil user adds: the partition-key memoizer in the writers and writer keys.
       trial.routingRewrites = FrazilRouting.accelerate(env);
     }
 
+    long unclosed0 = ArrowBatch.releasedUnclosed();
+    long sliced0 = FrazilParquetAppender.slicedRows();
     long native0 = FrazilFlink.nativeDataFiles();
     long delegated0 = FrazilFlink.stockDataFiles();
     // Garbage of the previous trial (and its validation) is collected here, off the clock.
@@ -418,6 +484,8 @@ public final class JobBench implements Callable<Integer> {
     trial.nativeFiles = FrazilFlink.nativeDataFiles() - native0;
     trial.delegatedFiles = FrazilFlink.stockDataFiles() - delegated0;
     trial.allocLiveThreads = heap1.liveThreadsSince(heap0);
+    trial.batchesLeftToCleaner = ArrowBatch.releasedUnclosed() - unclosed0;
+    trial.slicedRows = FrazilParquetAppender.slicedRows() - sliced0;
 
     long statsStart = System.nanoTime();
     if (jobId == null) {
@@ -447,7 +515,7 @@ public final class JobBench implements Callable<Integer> {
     if (!trial.checkpoints.complete()) {
       trial.failures.add(trial.checkpoints.error);
     }
-    if ("frazil".equals(arm) && trial.nativeFiles > 0 && nativeLibrary.startsWith("not")) {
+    if (!"stock".equals(arm) && trial.nativeFiles > 0 && nativeLibrary.startsWith("not")) {
       nativeLibrary = Guards.describeNativeLibrary(notes);
     }
     trial.validateMs = (System.nanoTime() - validateStart) / 1_000_000;
@@ -483,8 +551,8 @@ public final class JobBench implements Callable<Integer> {
     System.out.printf(
         Locale.ROOT,
         "  %-6s %-8s #%d  wall %7.2f s  cpu %7.2f s  alloc %6.2f GB  gc %3d (%5d ms)  data %6.1f MB"
-            + " in %3d files (writers %s)  deletes eq %d / pos %d / dv %d  commits %d  %s"
-            + "  (validated in %.1f s)%n",
+            + " in %3d files (writers %s)  deletes eq %d / pos %d / dv %d  commits %d  sliced rows"
+            + " %d  %s  (validated in %.1f s)%n",
         arm,
         phase,
         rep,
@@ -500,6 +568,7 @@ public final class JobBench implements Callable<Integer> {
         check.positionDeleteFiles,
         check.deletionVectors,
         check.snapshots,
+        trial.slicedRows,
         trial.valid() ? "OK" : "INVALID: " + String.join(" | ", trial.failures),
         trial.validateMs / 1e3);
     JobCheckpoints ck = trial.checkpoints;
@@ -548,7 +617,22 @@ public final class JobBench implements Callable<Integer> {
               check.writerSubtasks,
               parallelism));
     }
-    if ("frazil".equals(arm) && trial.routingRewrites != 3) {
+    if (trial.keyed) {
+      // Hash distribution (RowData arms) and the Arrow arm's split + partitioning both send all
+      // rows of a bucket to one writer subtask.
+      check.writersByPartition.forEach(
+          (partition, writers) -> {
+            if (writers.size() != 1) {
+              trial.failures.add(
+                  "partition "
+                      + partition
+                      + " written by writer subtasks "
+                      + writers
+                      + ", not one");
+            }
+          });
+    }
+    if (!"stock".equals(arm) && trial.routingRewrites != 3) {
       // The dynamic sink, its forward-writer sink and its generator.
       trial.failures.add(
           "FrazilRouting.accelerate rewrote " + trial.routingRewrites + " components, expected 3");
@@ -556,13 +640,16 @@ public final class JobBench implements Callable<Integer> {
     if ("stock".equals(arm) && trial.nativeFiles != 0) {
       trial.failures.add(trial.nativeFiles + " native data files written for the stock table");
     }
-    if ("frazil".equals(arm) && trial.nativeFiles < check.dataFiles) {
+    if (!"stock".equals(arm) && trial.nativeFiles < check.dataFiles) {
       trial.failures.add(
           String.format(
               Locale.ROOT,
               "FrazilFlink.nativeDataFiles() grew by %d for %d committed data files",
               trial.nativeFiles,
               check.dataFiles));
+    }
+    if (ARROW.equals(arm)) {
+      JobArrow.validate(trial);
     }
     long arrow = io.frazil.iceberg.ArrowMemory.allocatedBytes();
     long writers = io.frazil.jni.NativeParquetWriter.liveWriterCount();
@@ -574,6 +661,15 @@ public final class JobBench implements Callable<Integer> {
               arrow,
               writers));
     }
+  }
+
+  /** What iterations.jsonl calls a cell's write path. */
+  String mode(String arm, boolean keyed) {
+    boolean arrow = ARROW.equals(arm);
+    if (!keyed) {
+      return arrow && arrowForwardSplit ? "forward-append-split" : "forward-append";
+    }
+    return arrow ? "keyed-upsert-split" : "keyed-upsert-hash";
   }
 
   /** The bridge jar the JVM loaded Frazil from, with its SHA-256. */

@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -29,6 +31,10 @@ final class JobCheck {
   String createdBy = null;
   final Set<String> createdByValues = new TreeSet<>();
   final Set<String> writerSubtasks = new TreeSet<>();
+
+  /** Per partition path, the writer subtasks of its live data files. */
+  final Map<String, Set<String>> writersByPartition = new TreeMap<>();
+
   long snapshots;
   int dataFiles;
   long dataBytes;
@@ -73,7 +79,14 @@ final class JobCheck {
           String location = file.location();
           String name = location.substring(location.lastIndexOf('/') + 1);
           int dash = name.indexOf('-');
-          check.writerSubtasks.add(dash > 0 ? name.substring(0, dash) : name);
+          String writer = dash > 0 ? name.substring(0, dash) : name;
+          check.writerSubtasks.add(writer);
+          check
+              .writersByPartition
+              .computeIfAbsent(
+                  table.specs().get(file.specId()).partitionToPath(file.partition()),
+                  k -> new TreeSet<>())
+              .add(writer);
           Guards.Footer footer = Guards.footer(localFile(location));
           check.footerRows += footer.rows;
           check.rowGroups += footer.rowGroups;

@@ -50,7 +50,9 @@ final class JobReport {
     }
 
     StringBuilder md = new StringBuilder();
-    md.append("# Stock Iceberg vs Frazil — whole Flink jobs (Dynamic Iceberg Sink)\n\n");
+    md.append(
+        "# Stock Iceberg vs Frazil (RowData, Arrow end to end) — whole Flink jobs (Dynamic Iceberg"
+            + " Sink)\n\n");
     md.append("| | |\n|---|---|\n");
     facts.appendHeaderRows(md);
     md.append("| native library | ").append(bench.nativeLibrary).append(" |\n");
@@ -60,12 +62,13 @@ final class JobReport {
     md.append(
         String.format(
             Locale.ROOT,
-            "| plan | %,d rows per job, cells %s, %d warm-up + %d measured (stock, Frazil) pairs"
-                + " per cell, seed %d, %.0f s in total |\n",
+            "| plan | %,d rows per job, cells %s, %d warm-up + %d measured pairs per cell (one"
+                + " trial of each arm %s, in that order), seed %d, %.0f s in total |\n",
             bench.rows,
             bench.cells,
             bench.warmupPairs,
             bench.pairs,
+            bench.arms,
             bench.seed,
             seconds));
     md.append(
@@ -75,7 +78,11 @@ final class JobReport {
                 + " trial); sequence source at parallelism 1 → rebalance → row lookup, generator"
                 + " and writers at parallelism %d; checkpoints every %d ms (exactly-once); Dynamic"
                 + " Iceberg Sink, write parallelism %d; HadoopCatalog on local disk, a fresh table"
-                + " per trial |\n",
+                + " per trial. Frazil Arrow arm: the sequence source's chained flat-map emits"
+                + " pre-built 8,192-row Arrow batches (buffers shared with the pre-built ones by"
+                + " reference count) → rebalance of the batches → (keyed: native split by bucket"
+                + " → custom partitioning of whole sub-batches to the writer subtask) →"
+                + " FrazilArrowSink.dynamicSink (batch → rows) → the same generator and sink |\n",
             bench.parallelism,
             bench.parallelism,
             bench.checkpointMs,
@@ -84,12 +91,13 @@ final class JobReport {
         "| table | Nexmark bid schema, `bucket(auction, 4)`, `write.parquet.compression-codec=zstd`,"
             + " `write.parquet.compression-level=3`, format v2 or v3; stock arm adds"
             + " `write.parquet.frazil.enabled=false` (FrazilFlink.install() ran once for both"
-            + " arms); the Frazil arm's job runs through FrazilRouting.accelerate(env) |\n");
+            + " arms); the Frazil arms' jobs run through FrazilRouting.accelerate(env) |\n");
     md.append(
         "| cells | *forward*: append, `DynamicRecord` without distribution mode (written by the"
             + " generator's own subtask, no shuffle); *keyed*: upsert on equality fields"
             + " (auction, bidder, date_time), `DistributionMode.HASH` (keyBy partition to the"
-            + " writers) |\n");
+            + " writers); the Arrow arm's keyed records have no distribution mode: their"
+            + " sub-batch already reached the writer subtask of its bucket |\n");
     md.append(
         String.format(
             Locale.ROOT,
@@ -128,10 +136,11 @@ final class JobReport {
     }
     md.append(
         "Medians of the measured trials that passed validation, [min–max] over them. Ratios are"
-            + " stock / Frazil of the medians (> 1 means Frazil is faster or cheaper), bracketed"
-            + " by the extreme range (stock min / Frazil max … stock max / Frazil min); allocation"
-            + " is Frazil / stock.\n\n");
+            + " stock / arm of the medians (> 1 means the Frazil arm is faster or cheaper),"
+            + " bracketed by the extreme range (stock min / arm max … stock max / arm min);"
+            + " allocation is arm / stock.\n\n");
     md.append(table(cells));
+    md.append(JobArrowTargets.section(cells, bench.smoke));
     md.append(checkpointTable(cells));
     md.append(trialList());
     md.append(
@@ -149,7 +158,9 @@ final class JobReport {
             + " *commits* = snapshots the sink committed; *M rows/s* from the median wall time;"
             + " *native encoder CPU* = CPU of the `frazil-encoder-N` threads during the job"
             + " (`/proc/self/task`, 10 ms ticks; part of process CPU): the Frazil writer's encoding,"
-            + " apart from its row-to-Arrow copy on the task threads.\n");
+            + " apart from its row-to-Arrow copy on the task threads; *sliced rows* (trial list) ="
+            + " rows Frazil's appenders took as slices of their Arrow batch instead of converting"
+            + " them (the Arrow arm's direct path).\n");
     Files.writeString(bench.out.resolve("results.md"), md.toString(), StandardCharsets.UTF_8);
 
     if (!cells.isEmpty()) {
@@ -204,19 +215,23 @@ final class JobReport {
         "Steady checkpoints (completed, triggered while the writers were still receiving rows:"
             + " before the source ended, its final checkpoint excluded) of the measured trials that"
             + " passed validation, pooled per cell and arm; nearest-rank percentiles, ms. Ratios"
-            + " are stock / Frazil (> 1: Frazil's are shorter).\n\n");
+            + " are stock / arm (> 1: the Frazil arm's are shorter).\n\n");
     md.append(
         "| cell | arm | jobs | completed (steady) / failed | rows per close"
             + " | checkpoint p50 / p99 / max | close p50 / p99 / max | writer sync p50 / p99 / max"
             + " | writer start delay p50 / max | source remainder p50 / max"
-            + " | pre-commit remainder p50 / max | checkpoint p50 stock/Frazil"
-            + " | checkpoint max stock/Frazil | close p50 stock/Frazil | close max stock/Frazil |\n");
+            + " | pre-commit remainder p50 / max | checkpoint p50 stock/arm"
+            + " | checkpoint max stock/arm | close p50 stock/arm | close max stock/arm |\n");
     md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     List<String> verdicts = new ArrayList<>();
     boolean met = true;
     boolean evaluated = false;
+    Report.Cell previous = null;
     for (Report.Cell cell : cells) {
-      checkpointRow(md, cell, cell.stock, null);
+      if (!cell.sameCellAs(previous)) {
+        checkpointRow(md, cell, cell.stock, null);
+      }
+      previous = cell;
       checkpointRow(md, cell, cell.frazil, cell);
       List<Long> stock = pooled(cell.stock, ck -> ck.durationMs);
       List<Long> frazil = pooled(cell.frazil, ck -> ck.durationMs);
@@ -234,10 +249,12 @@ final class JobReport {
       verdicts.add(
           String.format(
               Locale.ROOT,
-              "%s %s (Frazil vs stock: p50 %d vs %d ms, p99 %d vs %d ms, max %d vs %d ms; %d vs %d"
+              "%s %s %s (%s vs stock: p50 %d vs %d ms, p99 %d vs %d ms, max %d vs %d ms; %d vs %d"
                   + " steady checkpoints)",
               cell.schema,
+              cell.arm,
               cellMet ? "met" : "not met",
+              cell.arm,
               f50,
               s50,
               f99,
@@ -249,7 +266,7 @@ final class JobReport {
     }
     md.append('\n');
     md.append("**Target \"Frazil's checkpoint durations are not longer than stock's\"");
-    md.append(" (Frazil's p50 and p99 each ≤ stock's, per cell): ");
+    md.append(" (each Frazil arm's p50 and p99 ≤ stock's, per cell): ");
     md.append(!evaluated ? "NOT EVALUATED" : met ? "MET" : "NOT MET").append("**");
     if (bench.smoke) {
       md.append(" (smoke run: not a measurement)");
@@ -345,15 +362,19 @@ final class JobReport {
     StringBuilder md = new StringBuilder();
     md.append("## Cohort `")
         .append(JobBench.COHORT)
-        .append("`: whole Flink job, stock vs Frazil\n\n");
+        .append("`: whole Flink job, stock vs the Frazil arms\n\n");
     md.append(
         "| cell | arm | n | wall s, median [min–max] | process CPU s, median [min–max]"
             + " | CPU s / M rows | alloc GB | data MB | data files | deletes eq/pos/DV"
-            + " | commits | M rows/s | native encoder CPU s | wall stock/Frazil"
-            + " | CPU stock/Frazil | alloc Frazil/stock |\n");
+            + " | commits | M rows/s | native encoder CPU s | wall stock/arm"
+            + " | CPU stock/arm | alloc arm/stock |\n");
     md.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    Report.Cell previous = null;
     for (Report.Cell cell : cells) {
-      row(md, cell, cell.stock, null);
+      if (!cell.sameCellAs(previous)) {
+        row(md, cell, cell.stock, null);
+      }
+      previous = cell;
       row(md, cell, cell.frazil, cell);
     }
     md.append('\n');
@@ -408,9 +429,10 @@ final class JobReport {
     md.append("### Every trial (run order)\n\n");
     md.append(
         "| seq | cell | arm | phase | wall s | CPU s | alloc GB | GCs | data MB | files | writers"
-            + " | eq/pos/DV | commits | read back | checkpoints steady/failed | checkpoint ms p50/max"
-            + " | close ms p50/max | load 1m before→after | validation |\n");
-    md.append("|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+            + " | eq/pos/DV | commits | read back | sliced rows | checkpoints steady/failed"
+            + " | checkpoint ms p50/max | close ms p50/max | load 1m before→after | validation |\n");
+    md.append(
+        "|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for (Iteration it : iterations) {
       JobTrial trial = trials.get(it.seq);
       JobCheck c = trial.check;
@@ -418,7 +440,7 @@ final class JobReport {
           String.format(
               Locale.ROOT,
               "| %d | %s | %s | %s #%d | %.2f | %.2f | %.2f | %d | %.1f | %d | %s | %d/%d/%d | %d"
-                  + " | %,d | %d/%d | %s | %s | %.1f→%.1f | %s |\n",
+                  + " | %,d | %,d | %d/%d | %s | %s | %.1f→%.1f | %s |\n",
               it.seq,
               trial.cell,
               it.arm,
@@ -436,6 +458,7 @@ final class JobReport {
               c.deletionVectors,
               c.snapshots,
               c.readBack.count,
+              trial.slicedRows,
               trial.checkpoints.steady(trial.checkpoints.ids).size(),
               trial.checkpoints.failed,
               pair(trial.checkpoints.steady(trial.checkpoints.durationMs)).replace(" ", ""),

@@ -184,7 +184,9 @@ final class JobRows {
   /**
    * The Dynamic Iceberg Sink's generator: every row to one table; forward (no distribution mode:
    * the record is written by the generator's own subtask, no shuffle) or keyed (upsert on {@link
-   * #KEY}, distribution mode HASH).
+   * #KEY}, distribution mode HASH). The Arrow arm's keyed cell has already sent each row to its
+   * writer subtask as part of a sub-batch ({@link JobArrow}): its upsert records have no
+   * distribution mode ({@code hashInSink} false), so the generator's subtask writes them.
    */
   static final class Generator implements DynamicRecordGenerator<RowData> {
     // TableIdentifier is not serializable: keep its string form.
@@ -193,6 +195,7 @@ final class JobRows {
     private final PartitionSpec spec;
     private final boolean keyed;
     private final int writeParallelism;
+    private final boolean hashInSink;
     private transient TableIdentifier parsed;
 
     Generator(
@@ -200,12 +203,14 @@ final class JobRows {
         Schema schema,
         PartitionSpec spec,
         boolean keyed,
-        int writeParallelism) {
+        int writeParallelism,
+        boolean hashInSink) {
       this.identifier = identifier.toString();
       this.schema = schema;
       this.spec = spec;
       this.keyed = keyed;
       this.writeParallelism = writeParallelism;
+      this.hashInSink = hashInSink;
     }
 
     @Override
@@ -218,8 +223,10 @@ final class JobRows {
         return;
       }
       DynamicRecord record =
-          new DynamicRecord(
-              parsed, "main", schema, row, spec, DistributionMode.HASH, writeParallelism);
+          hashInSink
+              ? new DynamicRecord(
+                  parsed, "main", schema, row, spec, DistributionMode.HASH, writeParallelism)
+              : new DynamicRecord(parsed, "main", schema, row, spec);
       record.setUpsertMode(true);
       record.setEqualityFields(KEY);
       out.collect(record);

@@ -13,7 +13,13 @@ final class JobTrial {
   final int formatVersion;
   final boolean keyed;
   final String table;
+  final String mode;
   long allocLiveThreads;
+  long batchesLeftToCleaner;
+
+  /** Rows Frazil's appenders took as slices of their Arrow batch (the direct path). */
+  long slicedRows;
+
   long nativeFiles;
   long delegatedFiles;
   int routingRewrites;
@@ -32,11 +38,12 @@ final class JobTrial {
   JobCheck check;
   final List<String> failures = new ArrayList<>();
 
-  JobTrial(String cell, int formatVersion, boolean keyed, String table) {
+  JobTrial(String cell, int formatVersion, boolean keyed, String table, String mode) {
     this.cell = cell;
     this.formatVersion = formatVersion;
     this.keyed = keyed;
     this.table = table;
+    this.mode = mode;
   }
 
   boolean valid() {
@@ -50,7 +57,9 @@ final class JobTrial {
     JobCheck c = check;
     json.append(",\"cell\":").append(Json.quote(cell));
     json.append(",\"format_version\":").append(formatVersion);
-    json.append(",\"mode\":").append(Json.quote(keyed ? "keyed-upsert-hash" : "forward-append"));
+    json.append(",\"mode\":").append(Json.quote(mode));
+    json.append(",\"batches_left_to_cleaner\":").append(batchesLeftToCleaner);
+    json.append(",\"sliced_rows\":").append(slicedRows);
     json.append(",\"table\":").append(Json.quote(table));
     json.append(",\"parallelism\":").append(parallelism);
     json.append(",\"checkpoint_ms\":").append(checkpointMs);

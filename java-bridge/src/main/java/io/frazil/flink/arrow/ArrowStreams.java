@@ -4,6 +4,7 @@ import io.frazil.exchange.ArrowBatch;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
@@ -33,15 +34,15 @@ public final class ArrowStreams {
 
   /**
    * The rows of {@code batches} ({@link ArrowBatchesToRows}), which must be laid out as {@code
-   * layout}; each batch is closed once its rows are copied out.
+   * layout}; each batch is closed once its rows are copied out. The step runs at the parallelism of
+   * the operator that emits the batches, chained to it; after an exchange ({@code rebalance()},
+   * {@code keyBy}, {@code partitionCustom}, …), whose stream reports its input's parallelism, it
+   * runs at the environment's parallelism, as any operator after an exchange does.
    */
   public static SingleOutputStreamOperator<RowData> toRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
-    return batches
-        .flatMap(new ArrowBatchesToRows(layout, table))
-        .name("ArrowBatch → RowData")
-        .returns(InternalTypeInfo.of(layout.rowType()))
-        .setParallelism(batches.getParallelism());
+    return rows(
+        batches, new ArrowBatchesToRows(layout, table), InternalTypeInfo.of(layout.rowType()));
   }
 
   /**
@@ -50,11 +51,20 @@ public final class ArrowStreams {
    */
   static SingleOutputStreamOperator<RowData> toSinkRows(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
-    return batches
-        .flatMap(new ArrowBatchesToRows(layout, table, true))
-        .name("ArrowBatch → RowData")
-        .returns(new SinkRowsTypeInfo(layout.rowType()))
-        .setParallelism(batches.getParallelism());
+    return rows(
+        batches,
+        new ArrowBatchesToRows(layout, table, true),
+        new SinkRowsTypeInfo(layout.rowType()));
+  }
+
+  private static SingleOutputStreamOperator<RowData> rows(
+      DataStream<ArrowBatch> batches, ArrowBatchesToRows toRows, TypeInformation<RowData> type) {
+    SingleOutputStreamOperator<RowData> rows =
+        batches.flatMap(toRows).name("ArrowBatch → RowData").returns(type);
+    if (!(batches.getTransformation() instanceof PartitionTransformation)) {
+      rows.setParallelism(batches.getParallelism());
+    }
+    return rows;
   }
 
   private static RowType rowType(DataStream<RowData> rows) {

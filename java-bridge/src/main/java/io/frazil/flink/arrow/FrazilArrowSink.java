@@ -1,6 +1,7 @@
 package io.frazil.flink.arrow;
 
 import io.frazil.exchange.ArrowBatch;
+import io.frazil.exchange.ArrowBatchTypeInfo;
 import io.frazil.partition.ArrowBatchSplitter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,10 +15,12 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.flink.sink.IcebergSink;
+import org.apache.iceberg.flink.sink.dynamic.DynamicIcebergSink;
 
 /**
- * Writes a stream of {@link ArrowBatch}es into an Iceberg table through Iceberg's own Flink sinks,
- * whose data files the installed Frazil hook writes natively:
+ * Writes a stream of {@link ArrowBatch}es into Iceberg tables through Iceberg's own Flink sinks
+ * (IcebergSink, FlinkSink, the Dynamic Iceberg Sink), whose data files the installed Frazil hook
+ * writes natively:
  *
  * <pre>{@code
  * DataStream<ArrowBatch> batches = ...; // typed ArrowRowLayout.appendOnly(table.schema()).typeInfo()
@@ -110,6 +113,38 @@ public final class FrazilArrowSink {
   public static FlinkSink.Builder flinkSink(DataStream<ArrowBatch> batches, TableLoader loader) {
     Table table = load(loader);
     return FlinkSink.forRowData(rows(batches, table)).table(table).tableLoader(loader);
+  }
+
+  /**
+   * Iceberg's {@link DynamicIcebergSink} builder over the rows of {@code batches}, which must be
+   * laid out as {@code layout}: the caller sets the {@code DynamicRecordGenerator} (which sees each
+   * batch's rows as {@link RowData}, with their row kind when the layout carries one), the catalog
+   * loader and the rest as for any RowData input, then calls {@code append()}. A generator routes
+   * each row to a table of its choice, so the batches' layout is not checked against any table
+   * here; the Dynamic sink converts each row to its table's schema as it does for any input. The
+   * rows reach the generator uncopied ({@link SinkRowsTypeInfo}); a record the generator emits
+   * without a distribution mode keeps its row object on the way to the sink's forward writer, so a
+   * Frazil appender there writes runs of them as slices of the batch (the direct path), while a
+   * record with a distribution mode is serialized to its writer subtask and written as a row.
+   *
+   * @throws IllegalArgumentException naming the first difference when the stream's declared schema
+   *     ({@link ArrowBatchTypeInfo}) is not {@code layout}'s
+   */
+  public static DynamicIcebergSink.Builder<RowData> dynamicSink(
+      DataStream<ArrowBatch> batches, ArrowRowLayout layout) {
+    if (!(batches.getType() instanceof ArrowBatchTypeInfo)) {
+      throw new IllegalArgumentException(
+          "Expected a stream of ArrowBatch typed by ArrowBatchTypeInfo, got " + batches.getType());
+    }
+    org.apache.arrow.vector.types.pojo.Schema declared =
+        ((ArrowBatchTypeInfo) batches.getType()).schema();
+    if (!layout.arrowSchema().equals(declared)) {
+      throw new IllegalArgumentException(
+          "The ArrowBatch stream's schema is not the layout given to the Dynamic Iceberg Sink: "
+              + SchemaMismatch.describe(layout.arrowSchema(), declared));
+    }
+    return DynamicIcebergSink.forInput(
+        ArrowStreams.toSinkRows(batches, layout, "(Dynamic Iceberg Sink input)"));
   }
 
   private static DataStream<RowData> rows(DataStream<ArrowBatch> batches, Table table) {

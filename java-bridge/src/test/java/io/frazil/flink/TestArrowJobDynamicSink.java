@@ -1,0 +1,144 @@
+package io.frazil.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.frazil.exchange.ArrowBatch;
+import io.frazil.flink.arrow.ArrowRowLayout;
+import io.frazil.flink.arrow.ArrowStreams;
+import io.frazil.flink.arrow.FrazilArrowSink;
+import io.frazil.iceberg.FrazilParquetAppender;
+import io.frazil.testkit.JobTables;
+import java.io.File;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DistributionMode;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@link FrazilArrowSink#dynamicSink}: Arrow batches that crossed a network exchange go into the
+ * Dynamic Iceberg Sink with the user's own record generator, and the committed table holds exactly
+ * the input rows, every column compared through Iceberg's reader, in data files Frazil wrote.
+ */
+public class TestArrowJobDynamicSink {
+  @RegisterExtension
+  static final FrazilMiniCluster CLUSTER = FrazilMiniCluster.installedLikeACluster();
+
+  private static final long ROWS = 6_000;
+  private static final ArrowRowLayout LAYOUT = ArrowRowLayout.appendOnly(ArrowJobRows.SCHEMA);
+
+  @TempDir private File warehouse;
+
+  /**
+   * Append or upsert (equality field {@code id}, the bucket source; with unique ids every row
+   * stays), each record forward (no distribution mode: written by the generator's own subtask, its
+   * row object unchanged, so Frazil's appender takes every row as a slice of its batch) or with
+   * {@code DistributionMode.HASH} (the sink serializes the rows to its writers: written as rows).
+   */
+  @ParameterizedTest(name = "upsert={0}, v{1}, hash={2}")
+  @CsvSource({"false, 2, false", "true, 2, true", "true, 3, false"})
+  public void batchesReachTheDynamicSinkThroughTheGenerator(
+      boolean upsert, int formatVersion, boolean hash) throws Exception {
+    String name = (upsert ? "upsert" : "append") + "_v" + formatVersion + (hash ? "_hash" : "");
+    Table table =
+        JobTables.createTable(
+            warehouse,
+            name,
+            ArrowJobRows.SCHEMA,
+            JobTables.Partitioning.BUCKET,
+            formatVersion,
+            Map.of());
+    TableIdentifier identifier = TableIdentifier.of(JobTables.DATABASE, name);
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    // Batches made by one subtask, rebalanced to two: the rows step and the generator run at the
+    // environment's parallelism (2) after the exchange, so two writer subtasks write.
+    DataStream<ArrowBatch> batches =
+        ArrowStreams.toBatches(
+                env.fromSequence(0, ROWS - 1)
+                    .setParallelism(1)
+                    .map(ArrowJobRows::row)
+                    .setParallelism(1)
+                    .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
+                LAYOUT,
+                400)
+            .rebalance();
+    FrazilArrowSink.dynamicSink(batches, LAYOUT)
+        .generator(
+            new JobTables.Generator(
+                identifier,
+                ArrowJobRows.SCHEMA,
+                table.spec(),
+                upsert,
+                hash ? DistributionMode.HASH : null))
+        .catalogLoader(FlinkJobs.catalogLoader(warehouse))
+        .writeParallelism(2)
+        .append();
+    long sliced = FrazilParquetAppender.slicedRows();
+    env.execute("Arrow batches into the Dynamic Iceberg Sink, " + name);
+
+    assertThat(FrazilParquetAppender.slicedRows() - sliced)
+        .as("rows handed to the native writer as slices of their batch")
+        .isEqualTo(hash ? 0 : ROWS);
+    assertThat(ArrowJobRows.committed(table)).isEqualTo(ArrowJobRows.expected(ROWS));
+    FlinkJobs.Files files = FlinkJobs.files(table);
+    assertThat(files.dataFiles).isNotEmpty();
+    Set<String> writerSubtasks = new TreeSet<>();
+    for (DataFile file : files.dataFiles) {
+      assertThat(FlinkJobs.createdBy(file.location()))
+          .as(file.location())
+          .startsWith("frazil version ");
+      // Iceberg's data file names start with the writer's subtask index.
+      writerSubtasks.add(new org.apache.hadoop.fs.Path(file.location()).getName().split("-")[0]);
+    }
+    assertThat(writerSubtasks).as("writer subtasks").hasSize(2);
+    // An upsert deletes each key before inserting it: equality deletes, committed with the data
+    // files (same sequence number, so they apply to none of them and the scan above lists none).
+    long equalityDeletes = 0;
+    for (Snapshot snapshot : table.snapshots()) {
+      equalityDeletes +=
+          Long.parseLong(snapshot.summary().getOrDefault("added-equality-delete-files", "0"));
+    }
+    if (upsert) {
+      assertThat(equalityDeletes).as("equality delete files committed").isPositive();
+    } else {
+      assertThat(equalityDeletes).as("equality delete files committed").isZero();
+    }
+    ArrowJob.awaitArrowMemoryReturned();
+    FlinkJobs.assertNothingLeaked();
+  }
+
+  @Test
+  public void aStreamOfAnotherLayoutIsRefusedWhenTheJobIsBuilt() {
+    StreamExecutionEnvironment env = FlinkJobs.env(1);
+    Schema other = new Schema(ArrowJobRows.SCHEMA.columns().subList(0, 3));
+    DataStream<ArrowBatch> batches =
+        ArrowStreams.toBatches(
+            env.fromSequence(0, 9)
+                .map(ArrowJobRows::row)
+                .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
+            LAYOUT,
+            10);
+    assertThatThrownBy(() -> FrazilArrowSink.dynamicSink(batches, ArrowRowLayout.appendOnly(other)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not the layout given to the Dynamic Iceberg Sink")
+        .hasMessageContaining("event_time");
+    assertThatThrownBy(
+            () ->
+                FrazilArrowSink.dynamicSink(
+                    batches, ArrowRowLayout.withRowKind(new Schema(other.columns(), Set.of(1)))))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
