@@ -1,11 +1,8 @@
 package io.frazil.iceberg;
 
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.ReferenceManager;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.ListVector;
@@ -194,40 +191,18 @@ public final class FrazilArrowAppender extends NativeFileAppender<VectorSchemaRo
     return inlineBatches;
   }
 
-  /**
-   * The root allocator of every buffer in {@code root}: a transfer moves a buffer only to an
-   * allocator of its own root (arrow-java checks it per buffer), and a C Data export only to one of
-   * the batch's root.
-   */
+  /** The root allocator of every buffer in {@code root} (see {@link BufferRoots}). */
   private BufferAllocator bufferRoot(VectorSchemaRoot root) {
-    BufferAllocator found = null;
-    ArrayDeque<FieldVector> vectors = new ArrayDeque<>(root.getFieldVectors());
-    while (!vectors.isEmpty()) {
-      FieldVector vector = vectors.pollFirst();
-      for (ArrowBuf buffer : vector.getFieldBuffers()) {
-        ReferenceManager manager = buffer.getReferenceManager();
-        if (manager == ReferenceManager.NO_OP) {
-          continue; // an empty buffer: no allocator's
-        }
-        BufferAllocator bufferRoot = manager.getAllocator().getRoot();
-        if (found == null) {
-          found = bufferRoot;
-        } else if (found != bufferRoot) {
-          throw new IllegalArgumentException(
-              "Arrow batch for "
-                  + file.location()
-                  + " holds buffers of two root allocators ('"
-                  + found.getName()
-                  + "' and '"
-                  + bufferRoot.getName()
-                  + "', column '"
-                  + vector.getName()
-                  + "'): it can be neither transferred nor exported");
-        }
-      }
-      vectors.addAll(vector.getChildrenFromFields());
+    try {
+      return BufferRoots.of(root.getFieldVectors());
+    } catch (BufferRoots.MixedRootsException e) {
+      throw new IllegalArgumentException(
+          "Arrow batch for "
+              + file.location()
+              + " "
+              + e.getMessage()
+              + ": it can be neither transferred nor exported");
     }
-    return found != null ? found : root.getFieldVectors().get(0).getAllocator().getRoot();
   }
 
   /** Bytes of data in the batch (its raw size while native code encodes it). */

@@ -4,7 +4,10 @@ import io.frazil.arrow.RowDataArrowWriter;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.MetricsConfig;
@@ -26,6 +29,11 @@ import org.apache.iceberg.io.OutputFile;
  *   <li>{@link #close()} is synchronous and idempotent; {@link #metrics()} and {@link
  *       #splitOffsets()} are valid after it.
  * </ul>
+ *
+ * <p>Rows that are rows of an Arrow batch in the file's layout ({@link ArrowRowOrigin}: the Arrow
+ * sink's rows, given straight to this appender) are not copied: each run of consecutive rows of one
+ * batch is handed to native code as a slice of that batch, once the run ends (another batch, a gap,
+ * another kind of row, the batch's release, or close). Rows of both kinds keep their order.
  */
 public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   private final RowType flinkType;
@@ -71,6 +79,27 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
   private final ArrayDeque<RowDataArrowWriter> spare = new ArrayDeque<>(BATCHES_IN_FLIGHT + 1);
   private RowDataArrowWriter batch;
 
+  /** Rows handed to native code as slices of their Arrow batch, in this process (tests, bench). */
+  private static final AtomicLong SLICED_ROWS = new AtomicLong();
+
+  /** This thread's record of which Arrow batch row a row is; looked up at the first row. */
+  private ArrowRowOrigin origin;
+
+  /** The run: rows {@code [runFrom, runTo)} of {@code runBatch}, added and not yet written. */
+  private ArrowRows runBatch;
+
+  private int runFrom;
+  private int runTo;
+  private long runBytesPerRow;
+
+  /** The last batch whose release hook this file registered: one hook per batch. */
+  private ArrowRows hooked;
+
+  /** The last batch whose layout and allocator were checked, and whether it can be sliced. */
+  private ArrowRows checked;
+
+  private boolean checkedSliceable;
+
   FrazilParquetAppender(
       OutputFile file,
       Schema schema,
@@ -85,10 +114,22 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
     this.batchRows = batchRows;
   }
 
+  /** Rows handed to native code as slices of their Arrow batch so far, in this process. */
+  public static long slicedRows() {
+    return SLICED_ROWS.get();
+  }
+
   @Override
   public void add(RowData row) {
     checkUsable("add a row");
     try {
+      if (addAsSlice(row)) {
+        rowCount += 1;
+        return;
+      }
+      if (runBatch != null) {
+        writeRun();
+      }
       if (fileWriter == null) {
         open();
       } else if (batch == null) {
@@ -109,6 +150,95 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
       // The batch may hold part of this row: the file can no longer be finished correctly. Errors
       // count too (an OutOfMemoryError halfway through a row leaves the same torn batch).
       throw failed(t, "adding a row to");
+    }
+  }
+
+  /**
+   * Takes {@code row} into the run when it is a row of an Arrow batch this file can slice; false
+   * when it must be copied like any row.
+   */
+  private boolean addAsSlice(RowData row) {
+    if (origin == null) {
+      this.origin = ArrowRowOrigin.current();
+    }
+    ArrowRows from = origin.batchOf(row);
+    if (from == null) {
+      return false;
+    }
+    int index = origin.index();
+    if (from == runBatch && index == runTo) {
+      runTo += 1;
+      return true;
+    }
+    if (fileWriter == null) {
+      open();
+    }
+    if (!sliceable(from)) {
+      return false;
+    }
+    if (runBatch != null) {
+      writeRun();
+    }
+    if (batch != null && batch.rowCount() > 0) {
+      flushBatch(); // the rows copied before the run go first
+    }
+    if (hooked != from) {
+      from.beforeRelease(this::writeRunBeforeRelease);
+      this.hooked = from;
+    }
+    this.runBatch = from;
+    this.runFrom = index;
+    this.runTo = index + 1;
+    this.runBytesPerRow = from.bytesPerRow();
+    return true;
+  }
+
+  /** The batch's table columns are this file's Arrow layout, in buffers Arrow can move here. */
+  private boolean sliceable(ArrowRows from) {
+    if (from != checked) {
+      this.checked = from;
+      this.checkedSliceable =
+          from.bufferRoot() == allocator.getRoot()
+              && from.schema().equals(fileWriter.arrowSchema());
+    }
+    return checkedSliceable;
+  }
+
+  /** Hands the run to native code as one slice of its batch (the slice shares its buffers). */
+  private void writeRun() {
+    ArrowRows from = runBatch;
+    int rows = runTo - runFrom;
+    this.runBatch = null;
+    VectorSchemaRoot slice = from.slice(runFrom, runTo, allocator);
+    try {
+      long bytes = 0L;
+      for (FieldVector vector : slice.getFieldVectors()) {
+        bytes += vector.getBufferSize();
+      }
+      // The export holds the slice's buffers until native code lets go of them.
+      fileWriter.write(slice, allocator, BATCHES_IN_FLIGHT, bytes);
+    } finally {
+      slice.close();
+    }
+    SLICED_ROWS.addAndGet(rows);
+    checkArrowBudget();
+  }
+
+  /** The run's batch is about to be freed: write the run while its buffers are valid. */
+  private void writeRunBeforeRelease() {
+    this.hooked = null;
+    this.checked = null;
+    if (runBatch == null) {
+      return;
+    }
+    if (failure != null) {
+      this.runBatch = null; // the file is lost already; its rows need not be written
+      return;
+    }
+    try {
+      writeRun();
+    } catch (Throwable t) {
+      throw failed(t, "writing the rows of an Arrow batch to");
     }
   }
 
@@ -194,6 +324,9 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   @Override
   void flushBuffered() {
+    if (runBatch != null) {
+      writeRun();
+    }
     if (batch != null && batch.rowCount() > 0) {
       flushBatch();
     }
@@ -206,7 +339,8 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   @Override
   long bufferedLength() {
-    return batch == null ? 0L : batch.bufferedBytes();
+    long run = runBatch == null ? 0L : (runTo - runFrom) * runBytesPerRow;
+    return run + (batch == null ? 0L : batch.bufferedBytes());
   }
 
   @Override
@@ -227,6 +361,7 @@ public final class FrazilParquetAppender extends NativeFileAppender<RowData> {
 
   /** Closes every batch; called once native code holds none of them (flushed, closed, failed). */
   private void closeRing() {
+    this.runBatch = null;
     RowDataArrowWriter filling = batch;
     this.batch = null;
     if (filling != null) {

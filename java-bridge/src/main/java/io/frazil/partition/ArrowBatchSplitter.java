@@ -68,6 +68,20 @@ public final class ArrowBatchSplitter {
     this.paths = new PartitionPaths(spec, schema);
   }
 
+  /**
+   * True when native code computes every partition field of {@code spec} on batches of {@code
+   * arrowSchema}, so that a splitter can be built.
+   */
+  public static boolean supports(
+      PartitionSpec spec, Schema schema, org.apache.arrow.vector.types.pojo.Schema arrowSchema) {
+    try {
+      SplitSpec.of(spec, schema, arrowSchema);
+      return true;
+    } catch (UnsupportedSplitException e) {
+      return false;
+    }
+  }
+
   public PartitionSpec spec() {
     return spec;
   }

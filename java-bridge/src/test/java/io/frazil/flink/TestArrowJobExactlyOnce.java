@@ -3,6 +3,7 @@ package io.frazil.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.frazil.exchange.ArrowBatch;
+import io.frazil.iceberg.FrazilParquetAppender;
 import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.time.Duration;
@@ -97,10 +98,15 @@ public class TestArrowJobExactlyOnce {
     StreamExecutionEnvironment env = env(conf, 2);
     ArrowJob.build(env, warehouse, "aligned", ROWS);
     ArrowJob.assertBatchesCrossTheNetwork(env);
+    long sliced = FrazilParquetAppender.slicedRows();
 
     run(env, "aligned");
 
     assertExactlyOnce(table);
+    // Object reuse on: the sink's rows reach the appender as they were emitted, rows of a batch.
+    assertThat(FrazilParquetAppender.slicedRows() - sliced)
+        .as("rows handed to the native writer as slices of their batch")
+        .isEqualTo(ROWS);
     assertThat(ArrowJob.ExchangedBatches.BATCHES.get())
         .as("batches across the rebalance")
         .isGreaterThanOrEqualTo(ROWS / ArrowJob.BATCH_ROWS);
@@ -126,6 +132,7 @@ public class TestArrowJobExactlyOnce {
     StreamExecutionEnvironment env = env(unaligned(), 2);
     ArrowJob.build(env, warehouse, "unaligned", ROWS);
     ArrowJob.assertBatchesCrossTheNetwork(env);
+    long sliced = FrazilParquetAppender.slicedRows();
 
     JobClient job = env.executeAsync("unaligned");
     try {
@@ -136,6 +143,10 @@ public class TestArrowJobExactlyOnce {
     finish(job, "unaligned");
 
     assertExactlyOnce(table);
+    // Object reuse off: Flink's copying chain hands the sink's rows on uncopied (SinkRowsTypeInfo).
+    assertThat(FrazilParquetAppender.slicedRows() - sliced)
+        .as("rows handed to the native writer as slices of their batch")
+        .isEqualTo(ROWS);
     long persisted =
         ArrowJob.persistedInFlightBytes(
             cluster.getArchivedExecutionGraph(job.getJobID()).get(30, TimeUnit.SECONDS),

@@ -1,5 +1,6 @@
 package io.frazil.flink.arrow;
 
+import io.frazil.exchange.ArrowBatch;
 import io.frazil.read.vector.ColumnConverter;
 import io.frazil.read.vector.ColumnConverters;
 import io.frazil.read.vector.ConstantVector;
@@ -62,6 +63,30 @@ final class ArrowBatchColumns {
     VectorizedColumnBatch batch = new VectorizedColumnBatch(vectors);
     batch.setNumRows(root.getRowCount());
     return batch;
+  }
+
+  /**
+   * The table columns of {@code batch}, each copied into a heap vector when first read ({@link
+   * LazyColumnVector}); {@code batch} must stay open until the rows are no longer read.
+   */
+  VectorizedColumnBatch lazy(ArrowBatch batch) {
+    VectorSchemaRoot root = batch.root();
+    ColumnVector[] vectors = new ColumnVector[columns.length];
+    for (int i = 0; i < vectors.length; i++) {
+      if (columns[i] == null) {
+        vectors[i] = NULLS;
+      } else {
+        ColumnConverter converter = columns[i];
+        int ordinal = ordinals[i];
+        vectors[i] =
+            new LazyColumnVector(
+                root.getVector(ordinal).getName(),
+                () -> converter.convert(batch.root().getVector(ordinal)));
+      }
+    }
+    VectorizedColumnBatch rows = new VectorizedColumnBatch(vectors);
+    rows.setNumRows(root.getRowCount());
+    return rows;
   }
 
   /** Each row's kind, or null when the layout has no row kind column (all inserts). */

@@ -85,6 +85,11 @@ public final class ArrowRowLayout implements Serializable {
     return table;
   }
 
+  /** How many leading columns of a batch are the table's (all but the row kind column). */
+  public int tableColumns() {
+    return arrowSchema().getFields().size() - (hasRowKind() ? 1 : 0);
+  }
+
   public boolean hasRowKind() {
     return rowKind;
   }

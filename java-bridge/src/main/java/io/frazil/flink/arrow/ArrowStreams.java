@@ -44,6 +44,19 @@ public final class ArrowStreams {
         .setParallelism(batches.getParallelism());
   }
 
+  /**
+   * The rows of {@code batches} for Iceberg's writer ({@link FrazilArrowSink}): as {@link #toRows},
+   * typed so that Flink's copying chain hands them on as they are ({@link SinkRowsTypeInfo}).
+   */
+  static SingleOutputStreamOperator<RowData> toSinkRows(
+      DataStream<ArrowBatch> batches, ArrowRowLayout layout, String table) {
+    return batches
+        .flatMap(new ArrowBatchesToRows(layout, table, true))
+        .name("ArrowBatch → RowData")
+        .returns(new SinkRowsTypeInfo(layout.rowType()))
+        .setParallelism(batches.getParallelism());
+  }
+
   private static RowType rowType(DataStream<RowData> rows) {
     TypeInformation<RowData> type = rows.getType();
     if (!(type instanceof InternalTypeInfo)

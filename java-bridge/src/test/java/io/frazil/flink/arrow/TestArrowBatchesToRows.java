@@ -102,6 +102,58 @@ public class TestArrowBatchesToRows {
     }
   }
 
+  /**
+   * The sink's conversion ({@link FrazilArrowSink}) copies a column to the heap only when it is
+   * read: read while emitted, as Iceberg's writer reads, every value is the one that went in; a row
+   * kept and read after its batch was released fails by name instead of reading freed memory.
+   */
+  @Test
+  public void sinkRowsReadWhileEmittedComeBackAsTheyWentInAndFailByNameAfterRelease() {
+    ArrowRowLayout layout = ArrowRowLayout.withRowKind(SCHEMA);
+    List<RowData> in = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      RowData row = i % 9 == 4 ? nulls(i) : row(i);
+      row.setRowKind(RowKind.values()[i % 4]);
+      in.add(row);
+    }
+    DataStructureConverter<Object, Object> external =
+        DataStructureConverters.getConverter(TypeConversions.fromLogicalToDataType(ROW_TYPE));
+    external.open(getClass().getClassLoader());
+    List<Row> seen = new ArrayList<>();
+    List<RowKind> kinds = new ArrayList<>();
+    ArrowBatch batch = batch(layout, in);
+    new ArrowBatchesToRows(layout, "t", true)
+        .flatMap(
+            batch,
+            new ListCollector<>(new ArrayList<>()) {
+              @Override
+              public void collect(RowData row) {
+                kinds.add(row.getRowKind());
+                seen.add((Row) external.toExternal(row));
+              }
+            });
+
+    assertThat(batch.isReleased()).as("closed by the conversion").isTrue();
+    assertThat(seen).hasSize(in.size());
+    for (int i = 0; i < in.size(); i++) {
+      assertThat(kinds.get(i)).isEqualTo(in.get(i).getRowKind());
+      Row expected = (Row) external.toExternal(in.get(i));
+      for (int field = 0; field < expected.getArity(); field++) {
+        assertThat(seen.get(i).getField(field))
+            .as("row %s, %s", i, ROW_TYPE.getFieldNames().get(field))
+            .isEqualTo(expected.getField(field));
+      }
+    }
+
+    ArrowBatch unread = batch(layout, in);
+    List<RowData> kept = new ArrayList<>();
+    new ArrowBatchesToRows(layout, "t", true).flatMap(unread, new ListCollector<>(kept));
+    assertThat(unread.isReleased()).isTrue();
+    assertThatThrownBy(() -> kept.get(0).getLong(0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Column 'id' of a row was read after its ArrowBatch was released");
+  }
+
   @Test
   public void anEmptyBatchGivesNoRowsAndIsClosed() {
     ArrowRowLayout layout = ArrowRowLayout.appendOnly(SCHEMA);

@@ -1,0 +1,64 @@
+package io.frazil.iceberg;
+
+import java.util.ArrayDeque;
+import java.util.Collection;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.ReferenceManager;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * The root allocator behind a batch's buffers. Arrow moves a buffer only to an allocator of its own
+ * root (arrow-java checks it per buffer), and a C Data export works only through one of the batch's
+ * root: who may take or export a batch follows from this.
+ */
+final class BufferRoots {
+  private BufferRoots() {}
+
+  /** A batch whose buffers belong to more than one root allocator. */
+  static final class MixedRootsException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    MixedRootsException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The root allocator of every buffer of {@code vectors} and their children; when they hold no
+   * buffer at all, the first vector's allocator's root.
+   *
+   * @throws MixedRootsException naming the column and both allocators, when there are two roots
+   */
+  static BufferAllocator of(Collection<FieldVector> vectors) {
+    BufferAllocator found = null;
+    ArrayDeque<FieldVector> pending = new ArrayDeque<>(vectors);
+    while (!pending.isEmpty()) {
+      FieldVector vector = pending.pollFirst();
+      for (ArrowBuf buffer : vector.getFieldBuffers()) {
+        ReferenceManager manager = buffer.getReferenceManager();
+        if (manager == ReferenceManager.NO_OP) {
+          continue; // an empty buffer: no allocator's
+        }
+        BufferAllocator root = manager.getAllocator().getRoot();
+        if (found == null) {
+          found = root;
+        } else if (found != root) {
+          throw new MixedRootsException(
+              "holds buffers of two root allocators ('"
+                  + found.getName()
+                  + "' and '"
+                  + root.getName()
+                  + "', column '"
+                  + vector.getName()
+                  + "')");
+        }
+      }
+      pending.addAll(vector.getChildrenFromFields());
+    }
+    if (found == null && !vectors.isEmpty()) {
+      found = vectors.iterator().next().getAllocator().getRoot();
+    }
+    return found;
+  }
+}
