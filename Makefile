@@ -310,10 +310,11 @@ run-soak-smoke:
 ## (kill -9 while a checkpoint is in flight), no-add-opens, bad-native (a TaskManager that cannot
 ## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write), read and
 ## read-s3 (an IcebergSource copy job, kill -9 mid-read, native reads from the REST metrics),
-## arrow and arrow-unaligned (ArrowBatches across a keyed exchange between TaskManagers into
-## FrazilArrowSink, kill -9 after committed checkpoints; unaligned: batches in flight restored).
+## arrow, arrow-unaligned and arrow-hash (ArrowBatches across a keyed exchange between TaskManagers
+## into FrazilArrowSink, kill -9 after committed checkpoints; unaligned: batches in flight restored;
+## hash: the sink's native split by partition, a second Arrow exchange).
 ## Checks every id exactly once, Parquet footers (created_by) and TaskManager logs.
-## ~16 min after the build; logs, tables and results.json under cluster-test/target/.
+## ~18 min after the build; logs, tables and results.json under cluster-test/target/.
 ## `make cluster-test FLINK=1.20`: the Flink 1.20 cluster with the 1.20 runtime jar (profile
 ## flink-1.20, builds into target/flink-1.20/, runs under cluster-test/target/flink-1.20/), the
 ## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read, arrow; ~9 min).

@@ -49,14 +49,17 @@ Flink's CLI (`flink run`), and checks what it wrote:
                rows -> ArrowBatches -> keyBy(first id) -> FrazilArrowSink (IcebergSink), every
                stage at parallelism 2 on two TaskManagers, so batches cross between them
                (ArrowBatchSerializer; REST: each keyed subtask received >= 64 KiB over TCP);
-               1 s aligned checkpoints; kill -9 of a source's TaskManager between checkpoints
-               after two commits, a new TaskManager takes over; every row once
+               aligned checkpoints every 2 s; kill -9 of a source's TaskManager between
+               checkpoints after two commits, a new TaskManager takes over; every row once
   arrow-unaligned  the same with unaligned checkpoints and slow keyed subtasks (batches queue
                in the exchange): kill -9 once a committed checkpoint persisted batches in flight;
                the job restores that checkpoint (its in-flight bytes > 0); every row once.
                Flink 2.1 only (FLINK-37870 on 1.20 and 2.0)
+  arrow-hash   arrow into a table with write.distribution-mode=hash: the sink splits batches by
+               partition natively and keys whole parts to the writers (a second Arrow exchange,
+               also required to carry bytes between the TaskManagers); every row once
   all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage,
-               read, read-s3, arrow, arrow-unaligned (`make cluster-test`)
+               read, read-s3, arrow, arrow-unaligned, arrow-hash (`make cluster-test`)
   core         smoke, sinks, failover, kill-in-checkpoint, read, arrow
                (`make cluster-test FLINK=1.20`)
 

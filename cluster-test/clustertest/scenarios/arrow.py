@@ -2,7 +2,9 @@
 exchange between two TaskManagers into an Iceberg table (FrazilArrowSink), kill -9 of a
 TaskManager after committed checkpoints, a new TaskManager takes over, every row once (arrow);
 the same with unaligned checkpoints that persist batches in flight and restore them (arrow-unaligned,
-Flink 2.1: on 1.20 FLINK-37870 turns unaligned checkpoints off upstream of IcebergSink)."""
+Flink 2.1: on 1.20 FLINK-37870 turns unaligned checkpoints off upstream of IcebergSink); the same
+into a table with write.distribution-mode=hash, whose batches the sink splits by partition natively
+and keys by partition path, a second Arrow exchange (arrow-hash)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,10 @@ from ..inputs import Inputs, start_cluster
 from ..moments import wait_between_checkpoints, wait_committed_in_flight_checkpoint
 
 KEYED_VERTEX = "keyed batches"
+# With write.distribution-mode=hash: the sink's split step (chained to the keyed batches) and the
+# writers' vertex, which receives the parts keyed by partition path.
+PARTS_VERTEX = "ArrowBatch → partition parts"
+WRITER_VERTEX = "ArrowBatch → RowData"
 # Bytes a subtask's input gates received over TCP from another TaskManager (Flink's shuffle
 # metrics); local channels count in numBytesInLocal instead.
 REMOTE_BYTES = "Shuffle.Netty.Input.numBytesInRemote"
@@ -31,9 +37,10 @@ SETTINGS = {
 def scenario_arrow(inputs: Inputs) -> dict:
     """Aligned checkpoints every second; kill -9 between two checkpoints after two commits.
     ~30 s of input, as failover: at 3,000 rows/s a busy 1.20 run (load 19) finished before a
-    quiet moment between checkpoints came."""
+    quiet moment between checkpoints came. Checkpoints every 2 s: at load 15 with 1 s, checkpoints
+    took most of each second and the quiet moment came only after 27 of them, near the end."""
     return arrow_with_kill(inputs, "arrow", rows=60_000, rows_per_second=2_000,
-                           unaligned=False)
+                           unaligned=False, checkpoint_ms=2000)
 
 
 def scenario_arrow_unaligned(inputs: Inputs) -> dict:
@@ -44,6 +51,14 @@ def scenario_arrow_unaligned(inputs: Inputs) -> dict:
             "checkpoints upstream of a committing sink (docs/upstream-issues.md)")
     return arrow_with_kill(inputs, "arrow-unaligned", rows=40_000, rows_per_second=3_000,
                            unaligned=True, keyed_micros_per_row=1_500)
+
+
+def scenario_arrow_hash(inputs: Inputs) -> dict:
+    """arrow into a table with write.distribution-mode=hash: FrazilArrowSink splits each batch by
+    partition (bucket(id, 4)) natively and keys whole parts to the writers, so batches cross two
+    Arrow exchanges; both must carry bytes between the TaskManagers."""
+    return arrow_with_kill(inputs, "arrow-hash", rows=60_000, rows_per_second=2_000,
+                           unaligned=False, checkpoint_ms=2000, distribution="hash")
 
 
 def remote_bytes_in(cluster: Cluster, job_id: str, vertex_prefix: str) -> dict[int, dict]:
@@ -61,22 +76,23 @@ def remote_bytes_in(cluster: Cluster, job_id: str, vertex_prefix: str) -> dict[i
     return found
 
 
-def wait_batches_cross(cluster: Cluster, job_id: str, least_bytes: int = 64 * 1024,
-                       timeout: float = 60) -> dict[int, dict]:
-    """Waits until every keyed subtask, on two TaskManagers at least, has received
-    `least_bytes` over TCP from another TaskManager (a 500-row batch is ~30 KB in IPC): batches
-    really crossed processes."""
+def wait_batches_cross(cluster: Cluster, job_id: str, vertices: list[str],
+                       least_bytes: int = 64 * 1024, timeout: float = 60) -> dict[str, dict]:
+    """Waits until every subtask of each vertex (by name prefix), on two TaskManagers at least,
+    has received `least_bytes` over TCP from another TaskManager (a 500-row batch is ~30 KB in
+    IPC): batches really crossed processes. Returns {vertex: {subtask: ...}}."""
     deadline = time.monotonic() + timeout
     seen = {}
     while time.monotonic() < deadline:
         cluster.check_alive()
-        seen = remote_bytes_in(cluster, job_id, KEYED_VERTEX)
-        if (len({s["taskmanager"] for s in seen.values()}) >= 2
-                and all((s["remote_bytes"] or 0) >= least_bytes for s in seen.values())):
+        seen = {v: remote_bytes_in(cluster, job_id, v) for v in vertices}
+        if all(len({s["taskmanager"] for s in subtasks.values()}) >= 2
+               and all((s["remote_bytes"] or 0) >= least_bytes for s in subtasks.values())
+               for subtasks in seen.values()):
             return seen
         time.sleep(0.5)
-    raise CheckFailed(f"job {job_id}: the keyed subtasks received no batches from another "
-                      f"TaskManager within {timeout:.0f} s ({REMOTE_BYTES}): {seen}")
+    raise CheckFailed(f"job {job_id}: not every subtask of {vertices} received batches from "
+                      f"another TaskManager within {timeout:.0f} s ({REMOTE_BYTES}): {seen}")
 
 
 def keyed_log_lines(cluster: Cluster, names: list[str]) -> list[str]:
@@ -90,9 +106,10 @@ def keyed_log_lines(cluster: Cluster, names: list[str]) -> list[str]:
 
 
 def arrow_with_kill(inputs: Inputs, scenario: str, rows: int, rows_per_second: int,
-                    unaligned: bool, keyed_micros_per_row: int = 0) -> dict:
+                    unaligned: bool, keyed_micros_per_row: int = 0,
+                    distribution: str = "none", checkpoint_ms: int = 1000) -> dict:
     """Two TaskManagers of one slot, the Arrow job at parallelism 2 (each TaskManager runs a
-    source, a batcher and a keyed subtask; batches go both ways), 1 s checkpoints; once batches
+    source, a batcher and a keyed subtask; batches go both ways), periodic checkpoints; once batches
     have crossed and checkpoints are committed, kill -9 the source's TaskManager and start a new
     one. The job must restart and finish, the table hold every row once, all files Frazil's."""
     cluster = start_cluster(inputs, scenario, settings=SETTINGS)
@@ -101,17 +118,25 @@ def arrow_with_kill(inputs: Inputs, scenario: str, rows: int, rows_per_second: i
         job_id = cluster.run_job(
             scenario, inputs.arrow_job_jar, "ArrowBatchJob",
             ["--warehouse", str(cluster.home.warehouse), "--table", table, "--rows", str(rows),
-             "--checkpoint-ms", "1000", "--rows-per-second", str(rows_per_second),
+             "--checkpoint-ms", str(checkpoint_ms), "--rows-per-second", str(rows_per_second),
              "--batch-rows", "500", "--unaligned", str(unaligned).lower(),
-             "--keyed-micros-per-row", str(keyed_micros_per_row)], detached=True)
-        crossed = wait_batches_cross(cluster, job_id)
-        log(f"keyed subtasks received batches over TCP: {crossed}")
+             "--keyed-micros-per-row", str(keyed_micros_per_row),
+             "--distribution", distribution], detached=True)
+        names = [v["name"] for v in cluster.rest(f"/jobs/{job_id}")["vertices"]]
+        split = any(PARTS_VERTEX in n for n in names)
+        require(split == (distribution == "hash"),
+                f"the sink {'did not split' if not split else 'split'} batches by partition with "
+                f"write.distribution-mode={distribution}: vertices {names}")
+        exchanges = [KEYED_VERTEX, WRITER_VERTEX] if split else [KEYED_VERTEX]
+        crossed = wait_batches_cross(cluster, job_id, exchanges)
+        log(f"received batches over TCP: {crossed}")
         victim = cluster.taskmanager_of(job_id, "Source: ids")
         commits_of = lambda: iceberg_commits(cluster.home.warehouse, table)  # noqa: E731
         if unaligned:
             moment = wait_committed_in_flight_checkpoint(cluster, job_id, commits_of, 2)
         else:
-            moment = wait_between_checkpoints(cluster, job_id, commits_of, 2)
+            moment = wait_between_checkpoints(cluster, job_id, commits_of, 2,
+                                              interval_ms=checkpoint_ms)
         files_before = parquet_files_on_disk(cluster.home.warehouse, table)
         cluster.kill_taskmanager(victim)
         log(f"{victim} ran a source subtask; killed at {moment}")

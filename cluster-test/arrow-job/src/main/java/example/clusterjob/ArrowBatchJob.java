@@ -19,6 +19,8 @@ import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.Collector;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * --warehouse DIR --table db.t --rows N [--parallelism 2] [--checkpoint-ms 1000]
  * [--rows-per-second 0] [--batch-rows 500] [--unaligned false] [--keyed-micros-per-row 0]
+ * [--distribution none]
  * </pre>
  *
  * <p>Every stage runs at {@code parallelism}, so with one slot per TaskManager each TaskManager
@@ -39,7 +42,9 @@ import org.slf4j.LoggerFactory;
  * last checkpoint), throttled to {@code rows-per-second} in all. {@code --unaligned true} takes
  * unaligned checkpoints from the first barrier on; {@code --keyed-micros-per-row} slows the keyed
  * subtasks down so that batches queue in the exchange and the barriers overtake them (in-flight
- * batches the checkpoints persist).
+ * batches the checkpoints persist). {@code --distribution hash} sets the table's {@code
+ * write.distribution-mode=hash}: the sink then splits each batch by partition (bucket(id, 4))
+ * natively and keys whole parts by partition path, a second Arrow exchange before the writers.
  */
 public final class ArrowBatchJob {
   static final String KEYED = "keyed batches";
@@ -51,7 +56,9 @@ public final class ArrowBatchJob {
     String table = args.get("table");
     long rows = args.getLong("rows", 100_000);
     int parallelism = args.getInt("parallelism", 2);
-    Tables.create(args, table, Rows.SCHEMA, Rows.SPEC);
+    Table created = Tables.create(args, table, Rows.SCHEMA, Rows.SPEC);
+    String distribution = args.get("distribution", TableProperties.WRITE_DISTRIBUTION_MODE_NONE);
+    created.updateProperties().set(TableProperties.WRITE_DISTRIBUTION_MODE, distribution).commit();
 
     Configuration conf = new Configuration();
     conf.set(
