@@ -317,7 +317,7 @@ run-soak-smoke:
 ## ~18 min after the build; logs, tables and results.json under cluster-test/target/.
 ## `make cluster-test FLINK=1.20`: the Flink 1.20 cluster with the 1.20 runtime jar (profile
 ## flink-1.20, builds into target/flink-1.20/, runs under cluster-test/target/flink-1.20/), the
-## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read, arrow; ~9 min).
+## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read, arrow, arrow-hash; ~11 min).
 ## CLUSTER_SCENARIOS picks others, e.g. `make cluster-test CLUSTER_SCENARIOS="arrow arrow-unaligned"`.
 .PHONY: cluster-test cluster-test-build run-cluster-test-smoke
 CLUSTER_SCENARIOS ?= $(if $(FLINK_PROFILE),core,all)

@@ -60,7 +60,7 @@ Flink's CLI (`flink run`), and checks what it wrote:
                also required to carry bytes between the TaskManagers); every row once
   all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage,
                read, read-s3, arrow, arrow-unaligned, arrow-hash (`make cluster-test`)
-  core         smoke, sinks, failover, kill-in-checkpoint, read, arrow
+  core         smoke, sinks, failover, kill-in-checkpoint, read, arrow, arrow-hash
                (`make cluster-test FLINK=1.20`)
 
 Each check: the table holds exactly the input rows (every column recomputed from the id: no id

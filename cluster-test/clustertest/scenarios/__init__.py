@@ -29,4 +29,5 @@ GROUPS = {"all": ["sinks", "failover", "kill-in-checkpoint", "no-add-opens", "ba
                   "s3-outage", "read", "read-s3", "arrow", "arrow-unaligned", "arrow-hash"],
           # What `make cluster-test FLINK=1.20` runs: the sinks, the kills, the read path and the
           # Arrow path (aligned: FLINK-37870 keeps 1.20 from unaligned checkpoints here).
-          "core": ["smoke", "sinks", "failover", "kill-in-checkpoint", "read", "arrow"]}
+          "core": ["smoke", "sinks", "failover", "kill-in-checkpoint", "read", "arrow",
+                   "arrow-hash"]}

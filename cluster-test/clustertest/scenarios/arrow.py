@@ -35,7 +35,7 @@ SETTINGS = {
 
 
 def scenario_arrow(inputs: Inputs) -> dict:
-    """Aligned checkpoints every second; kill -9 between two checkpoints after two commits.
+    """Aligned checkpoints every 2 s; kill -9 between two checkpoints after two commits.
     ~30 s of input, as failover: at 3,000 rows/s a busy 1.20 run (load 19) finished before a
     quiet moment between checkpoints came. Checkpoints every 2 s: at load 15 with 1 s, checkpoints
     took most of each second and the quiet moment came only after 27 of them, near the end."""
