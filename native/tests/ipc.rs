@@ -11,7 +11,7 @@ use arrow::array::{Array, ArrayData, ArrayRef, Int64Array, RecordBatch, StringAr
 use arrow::buffer::Buffer;
 use arrow::datatypes::{DataType, SchemaRef};
 use frazil::error::NativeError;
-use frazil::ipc::{decode, encode, Compression};
+use frazil::ipc::{decode, encode, encode_into, Compression};
 
 use common::columns::*;
 use common::{field, schema_of};
@@ -65,6 +65,35 @@ fn every_column_kind_round_trips_with_each_codec() {
     let batch = every_kind();
     for codec in CODECS {
         assert_eq!(round_trip(&batch, codec), batch, "{codec:?}");
+    }
+}
+
+#[test]
+fn encoding_into_a_buffer_gives_the_same_stream_or_says_it_does_not_fit() {
+    let batch = every_kind();
+    for codec in CODECS {
+        let expected = encode(&batch, codec).expect("encodes");
+        let mut exact = vec![0u8; expected.len()];
+        assert_eq!(
+            encode_into(&batch, codec, &mut exact).expect("encodes"),
+            Some(expected.len()),
+            "{codec:?}"
+        );
+        assert_eq!(exact, expected, "{codec:?}");
+        let mut roomy = vec![7u8; expected.len() + 100];
+        assert_eq!(
+            encode_into(&batch, codec, &mut roomy).expect("encodes"),
+            Some(expected.len())
+        );
+        assert_eq!(&roomy[..expected.len()], &expected[..]);
+        for short in [0, 1, expected.len() / 2, expected.len() - 1] {
+            let mut small = vec![0u8; short];
+            assert_eq!(
+                encode_into(&batch, codec, &mut small).expect("not an error"),
+                None,
+                "{codec:?} into {short} bytes"
+            );
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! A batch into one Arrow IPC stream: schema message, record batch message, end-of-stream marker.
 
+use std::io::{self, Write};
+
 use arrow::array::RecordBatch;
 use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
 use arrow_ipc::CompressionType;
@@ -56,4 +58,61 @@ pub fn encode(batch: &RecordBatch, compression: Compression) -> Result<Vec<u8>> 
     writer.write(batch).map_err(failed)?;
     writer.finish().map_err(failed)?;
     writer.into_inner().map_err(failed)
+}
+
+/// Encodes `batch` as [`encode`] does, straight into `out`: the stream's length, or `None` when it
+/// does not fit (what was written then is garbage; the caller makes room and encodes again). Saves
+/// the copy from a vector when the caller's buffer is where the bytes must end up (a Java array).
+pub fn encode_into(
+    batch: &RecordBatch,
+    compression: Compression,
+    out: &mut [u8],
+) -> Result<Option<usize>> {
+    let failed = |e| NativeError::arrow("encoding an Arrow IPC batch", e);
+    let options = IpcWriteOptions::default()
+        .try_with_compression(compression.ipc_type())
+        .map_err(failed)?;
+    let mut sink = SliceSink {
+        out,
+        written: 0,
+        overflowed: false,
+    };
+    let encoded = (|| {
+        let mut writer = StreamWriter::try_new_with_options(&mut sink, &batch.schema(), options)?;
+        writer.write(batch)?;
+        writer.finish()
+    })();
+    match encoded {
+        Ok(()) => Ok(Some(sink.written)),
+        Err(_) if sink.overflowed => Ok(None),
+        Err(e) => Err(failed(e)),
+    }
+}
+
+/// A writer into a fixed slice that records running out of room (so that the error it causes is
+/// told apart from an encoding error).
+struct SliceSink<'a> {
+    out: &'a mut [u8],
+    written: usize,
+    overflowed: bool,
+}
+
+impl Write for SliceSink<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let end = self.written + bytes.len();
+        if end > self.out.len() {
+            self.overflowed = true;
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                "the destination buffer is full",
+            ));
+        }
+        self.out[self.written..end].copy_from_slice(bytes);
+        self.written = end;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }

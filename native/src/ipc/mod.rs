@@ -15,7 +15,8 @@
 //! message costs a few hundred bytes per batch and lets every record be decoded alone and checked
 //! against the reader's schema field by field.
 //!
-//! * [`encode`] — a batch into one IPC stream, optionally with LZ4-frame or Zstd bodies.
+//! * [`encode`] — a batch into one IPC stream, optionally with LZ4-frame or Zstd bodies;
+//!   [`encode_into`] the same straight into the caller's buffer.
 //! * [`frames`] — the stream's messages split and bounds-checked before arrow-ipc sees them.
 //! * [`decode`] — the stream back into a batch of the expected schema.
 //! * [`wire_types`] — strings travel and are validated as binary (no UTF-8 check, as on import).
@@ -26,4 +27,4 @@ pub mod frames;
 pub mod wire_types;
 
 pub use decode::decode;
-pub use encode::{encode, Compression};
+pub use encode::{encode, encode_into, Compression};

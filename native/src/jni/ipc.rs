@@ -2,8 +2,9 @@
 //!
 //! ```text
 //!  Java (any task thread)                          Rust
-//!  encodeStream(schema, array, codec, dst) ─►  import both (moved) → one IPC stream → copied into
-//!                                              dst (its length), or -(length) if dst is too short
+//!  encodeStream(schema, array, codec, dst, at) ─►  import both (moved) → one IPC stream written
+//!                                              straight into dst from `at` (its length), or
+//!                                              -(length) if it does not fit there
 //!  decodeStream(schema, bytes, n, array) ─►  import the schema (moved) → checked decode →
 //!                                                   batch exported into the empty ArrowArray
 //! ```
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use arrow::array::{Array, StructArray};
 use arrow::buffer::MutableBuffer;
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use jni::elements::ReleaseMode;
 use jni::objects::{JByteArray, JClass};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
@@ -25,9 +27,10 @@ use crate::error::{NativeError, Result};
 use crate::ffi::{import_batch, import_schema};
 use crate::ipc::{self, Compression};
 
-/// `static native int encodeStream(long schemaAddr, long arrayAddr, int compression, byte[] dst)`:
-/// encodes the batch and copies the stream to the start of `dst`; returns its length, or minus its
-/// length when `dst` is shorter (nothing copied: the caller retries with a larger array).
+/// `static native int encodeStream(long schemaAddr, long arrayAddr, int compression, byte[] dst,
+/// int offset)`: encodes the batch straight into `dst` from `offset` (the array pinned meanwhile:
+/// no copy through a native buffer); returns the stream's length, or minus its length when it does
+/// not fit (the bytes after `offset` are then undefined: the caller retries with more room).
 ///
 /// # Safety
 /// `schema_addr` and `array_addr` must be the addresses of an exported `ArrowSchema` and of an
@@ -40,6 +43,7 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_encodeStream<'lo
     array_addr: jlong,
     compression: jint,
     dst: JByteArray<'local>,
+    offset: jint,
 ) -> jint {
     env.with_env(|env| -> Result<_> {
         // Move the array out before anything can fail, so it is released on every path.
@@ -53,22 +57,41 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_encodeStream<'lo
             array.ok_or_else(|| NativeError::InvalidArgument("ArrowArray address is 0".into()))?;
         // SAFETY: a valid ArrowArray moved above; import_batch moves it again and validates it.
         let batch = unsafe { import_batch(&mut array, &schema) }?;
-        let bytes = ipc::encode(&batch, Compression::from_code(compression)?)?;
-        drop(batch);
-        let length = jint::try_from(bytes.len()).map_err(|_| {
+        let compression = Compression::from_code(compression)?;
+        let capacity = dst.len(env)?;
+        let start = usize::try_from(offset)
+            .ok()
+            .filter(|&at| at <= capacity)
+            .ok_or_else(|| {
+                NativeError::InvalidArgument(format!(
+                    "offset {offset} in an array of {capacity} bytes"
+                ))
+            })?;
+        let written = {
+            // SAFETY: a critical region: no JNI call until `elements` is dropped at the end of this
+            // block (encoding calls none), and no other view of `dst` exists meanwhile.
+            let mut elements = unsafe { dst.get_elements_critical(env, ReleaseMode::CopyBack) }?;
+            let signed: &mut [i8] = &mut elements[start..];
+            // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
+            let out: &mut [u8] = unsafe {
+                std::slice::from_raw_parts_mut(signed.as_mut_ptr().cast::<u8>(), signed.len())
+            };
+            ipc::encode_into(&batch, compression, out)?
+        };
+        let length = match written {
+            Some(length) => length,
+            None => ipc::encode(&batch, compression)?.len(),
+        };
+        let signed_length = jint::try_from(length).map_err(|_| {
             NativeError::InvalidArgument(format!(
-                "an Arrow IPC batch of {} bytes does not fit a Java array",
-                bytes.len()
+                "an Arrow IPC batch of {length} bytes does not fit a Java array"
             ))
         })?;
-        if bytes.len() > dst.len(env)? {
-            return Ok(-length);
-        }
-        // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
-        let signed: &[i8] =
-            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) };
-        dst.set_region(env, 0, signed)?;
-        Ok(length)
+        Ok(if written.is_some() {
+            signed_length
+        } else {
+            -signed_length
+        })
     })
     .resolve::<ThrowJava>()
 }
@@ -101,13 +124,17 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_decodeStream<'lo
             .ok()
             .filter(|&n| bytes.len(env).is_ok_and(|len| n <= len))
             .ok_or_else(|| NativeError::InvalidArgument(format!("{length} bytes to decode")))?;
-        // Copied into 64-byte-aligned memory: the decoded buffers are zero-copy slices of it.
-        let mut copy = MutableBuffer::from_len_zeroed(length);
+        // Copied into 64-byte-aligned memory: the decoded buffers are zero-copy slices of it. Not
+        // zeroed first: the copy writes every byte.
+        let mut copy = MutableBuffer::with_capacity(length);
         {
-            // SAFETY: u8 and i8 have the same size and alignment; only the bits move.
+            // SAFETY: u8 and i8 have the same size and alignment; only the bits move, and the
+            // capacity holds `length` bytes.
             let signed: &mut [i8] =
                 unsafe { std::slice::from_raw_parts_mut(copy.as_mut_ptr().cast::<i8>(), length) };
             bytes.get_region(env, 0, signed)?;
+            // SAFETY: get_region succeeded, so all `length` bytes are written.
+            unsafe { copy.set_len(length) };
         }
         let batch = ipc::decode(copy.into(), &schema)?;
         let rows = jint::try_from(batch.num_rows())

@@ -2,6 +2,7 @@ package io.frazil.exchange;
 
 import io.frazil.iceberg.ArrowMemory;
 import io.frazil.jni.NativeArrowIpc;
+import java.io.IOException;
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
@@ -9,6 +10,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * An {@link ArrowBatch} to Arrow IPC stream bytes and back, in native code ({@code
@@ -38,11 +40,11 @@ final class ArrowBatchCodec {
   static Encoded encode(ArrowBatch batch, IpcCompression compression) {
     VectorSchemaRoot root = batch.root();
     byte[] dst = Scratch.atLeast(estimatedLength(root));
-    int length = encodeInto(root, compression, dst);
+    int length = encodeInto(root, compression, dst, 0);
     if (length < 0) {
       // Rare (bodies that compress badly, wide schemas): export and encode again, now fitting.
       dst = Scratch.atLeast(-length);
-      length = encodeInto(root, compression, dst);
+      length = encodeInto(root, compression, dst, 0);
     }
     if (length < 0) {
       throw new IllegalStateException(
@@ -51,7 +53,34 @@ final class ArrowBatchCodec {
     return new Encoded(dst, length);
   }
 
-  private static int encodeInto(VectorSchemaRoot root, IpcCompression compression, byte[] dst) {
+  /**
+   * Writes {@code batch} to {@code out} as a serializer record (its length, then one IPC stream).
+   * When the output's array has room for the estimate, native code encodes straight into it: no
+   * copy through a scratch array or a native buffer. Otherwise (the output's first large record;
+   * its array then keeps the grown size, as Flink's record writers reuse theirs) the record goes
+   * through {@link #encode} and is copied in.
+   */
+  static void encodeTo(ArrowBatch batch, IpcCompression compression, DataOutputSerializer out)
+      throws IOException {
+    VectorSchemaRoot root = batch.root();
+    int start = out.length();
+    int body = start + Integer.BYTES;
+    byte[] array = out.getSharedBuffer();
+    if (array.length - body >= estimatedLength(root)) {
+      int length = encodeInto(root, compression, array, body);
+      if (length >= 0) {
+        out.writeInt(length);
+        out.skipBytesToWrite(length); // the bytes are there already
+        return;
+      }
+    }
+    Encoded encoded = encode(batch, compression);
+    out.writeInt(encoded.length);
+    out.write(encoded.bytes, 0, encoded.length);
+  }
+
+  private static int encodeInto(
+      VectorSchemaRoot root, IpcCompression compression, byte[] dst, int offset) {
     // Exported through the batch's own allocator: arrow-java exports only buffers under the
     // exporting allocator's root, and a batch may come from another root than the exchange's
     // (a source's or a user's allocator).
@@ -64,7 +93,7 @@ final class ArrowBatchCodec {
       try {
         Data.exportVectorSchemaRoot(allocator, root, null, array, schema);
         return NativeArrowIpc.encode(
-            schema.memoryAddress(), array.memoryAddress(), compression.nativeCode(), dst);
+            schema.memoryAddress(), array.memoryAddress(), compression.nativeCode(), dst, offset);
       } finally {
         releaseIfNotTaken(array);
         releaseIfNotTaken(schema);

@@ -6,6 +6,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
@@ -88,6 +89,11 @@ public final class ArrowBatchSerializer extends TypeSerializer<ArrowBatch> {
   @Override
   public void serialize(ArrowBatch batch, DataOutputView target) throws IOException {
     checkSchema(batch);
+    if (target instanceof DataOutputSerializer) {
+      // What Flink's record writers and state backends serialize into: encoded in place.
+      ArrowBatchCodec.encodeTo(batch, compression, (DataOutputSerializer) target);
+      return;
+    }
     ArrowBatchCodec.Encoded encoded = ArrowBatchCodec.encode(batch, compression);
     target.writeInt(encoded.length);
     target.write(encoded.bytes, 0, encoded.length);

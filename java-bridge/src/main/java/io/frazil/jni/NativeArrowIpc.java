@@ -14,15 +14,17 @@ public final class NativeArrowIpc {
 
   /**
    * Encodes the exported batch as one IPC stream (schema message, record batch message, end marker)
-   * and copies it to the start of {@code dst}.
+   * straight into {@code dst} from {@code offset} (the array is pinned while native code writes).
    *
    * @param compression 0 none, 1 LZ4 frame, 2 Zstd
-   * @return the stream's length, or minus its length if {@code dst} is shorter (nothing copied)
+   * @return the stream's length, or minus its length if it does not fit after {@code offset} (the
+   *     bytes there are then undefined)
    * @throws IllegalArgumentException if the batch is invalid (lengths, offsets, null counts)
    */
-  public static int encode(long schemaAddress, long arrayAddress, int compression, byte[] dst) {
+  public static int encode(
+      long schemaAddress, long arrayAddress, int compression, byte[] dst, int offset) {
     NativeLoader.load();
-    return encodeStream(schemaAddress, arrayAddress, compression, dst);
+    return encodeStream(schemaAddress, arrayAddress, compression, dst, offset);
   }
 
   /**
@@ -40,7 +42,7 @@ public final class NativeArrowIpc {
   // ---- JNI exports (native/src/jni/ipc.rs): Java_io_frazil_jni_NativeArrowIpc_<name> ----
 
   private static native int encodeStream(
-      long schemaAddr, long arrayAddr, int compression, byte[] dst);
+      long schemaAddr, long arrayAddr, int compression, byte[] dst, int offset);
 
   private static native int decodeStream(long schemaAddr, byte[] bytes, int length, long arrayAddr);
 }

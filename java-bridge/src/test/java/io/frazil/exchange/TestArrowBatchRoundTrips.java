@@ -13,6 +13,8 @@ import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -101,6 +104,48 @@ public class TestArrowBatchRoundTrips {
     assertThat(NativeParquetWriter.allocatedBytes() - baseline)
         .as("native bytes after release")
         .isLessThan(4 << 20);
+  }
+
+  /**
+   * Into an output with room (what a record writer's reused array has after its first large
+   * record), native code encodes in place, after what the output holds already; the records are the
+   * bytes the copying path writes into an output without room, and read back in order.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(IpcCompression.class)
+  public void recordsEncodedInPlaceAreTheCopiedRecords(IpcCompression codec) throws Exception {
+    Schema schema = TestArrowBatchSerializer.SCHEMA;
+    ArrowBatchSerializer serializer = serializer(schema, codec);
+    try (ArrowBatch first =
+            ArrowBatches.of(schema, new RowDataGenerator(21, 0.2).rows(schema, 3_000));
+        ArrowBatch second =
+            ArrowBatches.of(schema, new RowDataGenerator(22, 0.2).rows(schema, 1_000))) {
+      DataOutputSerializer copied = new DataOutputSerializer(1);
+      copied.writeInt(42);
+      serializer.serialize(first, copied);
+      int afterFirst = copied.length();
+      assertThat(copied.getSharedBuffer().length - afterFirst)
+          .as("no room left for the second record: it is copied in too")
+          .isLessThan(16 << 10);
+      serializer.serialize(second, copied);
+
+      DataOutputSerializer inPlace = new DataOutputSerializer(8 << 20);
+      inPlace.writeInt(42);
+      byte[] array = inPlace.getSharedBuffer();
+      serializer.serialize(first, inPlace);
+      serializer.serialize(second, inPlace);
+      assertThat(inPlace.getSharedBuffer()).as("encoded in the output's own array").isSameAs(array);
+      assertThat(inPlace.getCopyOfBuffer()).isEqualTo(copied.getCopyOfBuffer());
+
+      DataInputDeserializer in = new DataInputDeserializer(inPlace.getCopyOfBuffer());
+      assertThat(in.readInt()).isEqualTo(42);
+      try (ArrowBatch readFirst = serializer.deserialize(in);
+          ArrowBatch readSecond = serializer.deserialize(in)) {
+        assertThat(readFirst.contentEquals(first)).isTrue();
+        assertThat(readSecond.contentEquals(second)).isTrue();
+      }
+      assertThat(in.available()).isZero();
+    }
   }
 
   /** The copy Flink makes between chained operators is a deep one: it outlives the original. */
