@@ -39,8 +39,9 @@ def scenario_arrow(inputs: Inputs) -> dict:
     ~45 s of input, so that the restarted job has checkpoints to take before its input ends: a
     run whose quiet moment came with 600 of 60,000 rows left lost exactly those rows, Iceberg's
     IcebergSink skipping the end-of-input commit after a restore (docs/upstream-issues.md).
-    Checkpoints every 2 s: at load 15 with 1 s, checkpoints took most of each second and the
-    quiet moment came only after 27 of them, near the end."""
+    Checkpoints every 2 s with at least 1 s between them: under load a checkpoint can take longer
+    than the interval and the next one starts right away, so without the pause (at load 15) the
+    quiet moment came only after 27 checkpoints, near the end of the input."""
     return arrow_with_kill(inputs, "arrow", rows=90_000, rows_per_second=2_000,
                            unaligned=False, checkpoint_ms=2000)
 
@@ -120,7 +121,9 @@ def arrow_with_kill(inputs: Inputs, scenario: str, rows: int, rows_per_second: i
         job_id = cluster.run_job(
             scenario, inputs.arrow_job_jar, "ArrowBatchJob",
             ["--warehouse", str(cluster.home.warehouse), "--table", table, "--rows", str(rows),
-             "--checkpoint-ms", str(checkpoint_ms), "--rows-per-second", str(rows_per_second),
+             "--checkpoint-ms", str(checkpoint_ms),
+             "--checkpoint-min-pause-ms", str(checkpoint_ms // 2),
+             "--rows-per-second", str(rows_per_second),
              "--batch-rows", "500", "--unaligned", str(unaligned).lower(),
              "--keyed-micros-per-row", str(keyed_micros_per_row),
              "--distribution", distribution], detached=True)

@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  * --warehouse DIR --table db.t --rows N [--parallelism 2] [--checkpoint-ms 1000]
+ * [--checkpoint-min-pause-ms 0]
  * [--rows-per-second 0] [--batch-rows 500] [--unaligned false] [--keyed-micros-per-row 0]
  * [--distribution none]
  * </pre>
@@ -64,6 +65,10 @@ public final class ArrowBatchJob {
     conf.set(
         CheckpointingOptions.CHECKPOINTING_INTERVAL,
         Duration.ofMillis(args.getLong("checkpoint-ms", 1000)));
+    // A quiet stretch after each checkpoint (the scenario kills in one), however long they take.
+    conf.set(
+        CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS,
+        Duration.ofMillis(args.getLong("checkpoint-min-pause-ms", 0)));
     if ("true".equals(args.get("unaligned", "false"))) {
       conf.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
       conf.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
