@@ -1,10 +1,15 @@
 package io.frazil.exchange;
 
+import io.frazil.iceberg.ArrowMemory;
+import io.frazil.iceberg.BufferRoots;
 import java.lang.ref.Cleaner;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -77,10 +82,47 @@ public final class ArrowBatch implements AutoCloseable {
     return release.claimed.get();
   }
 
-  /** An independent deep copy: its own buffers, released on its own (see {@link #close()}). */
+  /**
+   * An independent copy, released on its own (see {@link #close()}). A batch's vectors are never
+   * written once it exists, so a batch whose buffers are all in the exchange allocator (built by
+   * Frazil's steps, deserialized, or read by the Arrow source) is copied without moving a byte: its
+   * buffers are exported and imported again through the Arrow C Data Interface, which holds a
+   * reference to each until the copy is released. This is what Flink's chained operators pay per
+   * batch with object reuse off. A batch of another allocator is copied deeply into the exchange
+   * allocator instead, so that no copy ever depends on a caller's allocator staying open.
+   */
   public ArrowBatch copy() {
     ensureOpen("copy");
-    return ArrowBatchCodec.copy(this);
+    BufferAllocator exchange = ArrowMemory.exchangeAllocator();
+    if (!BufferRoots.allOwnedBy(root.getFieldVectors(), exchange)) {
+      return ArrowBatchCodec.copy(this);
+    }
+    VectorSchemaRoot copy = VectorSchemaRoot.create(schema, exchange);
+    ArrowArray array = ArrowArray.allocateNew(exchange);
+    boolean exported = false;
+    boolean imported = false;
+    try {
+      Data.exportVectorSchemaRoot(exchange, root, null, array);
+      exported = true;
+      // Moves the buffers (references, no bytes) into the copy's vectors and closes the struct.
+      Data.importIntoVectorSchemaRoot(exchange, array, copy, null);
+      imported = true;
+    } catch (RuntimeException | Error e) {
+      if (exported && !imported) {
+        try {
+          if (array.snapshot().release != 0) {
+            array.release(); // exported, not imported: let go of the buffer references here
+          }
+        } catch (RuntimeException closed) {
+          e.addSuppressed(closed); // the import had taken the struct already
+        }
+      }
+      copy.close();
+      throw e;
+    } finally {
+      array.close();
+    }
+    return new ArrowBatch(copy);
   }
 
   /** Same schema, same rows, same values (bit for bit), both unreleased. */

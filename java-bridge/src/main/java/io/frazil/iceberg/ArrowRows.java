@@ -94,6 +94,8 @@ public final class ArrowRows {
     List<FieldVector> sliced = new ArrayList<>(columns);
     try {
       for (int i = 0; i < columns; i++) {
+        // The slice's vectors may name a list's child "$data$" (arrow-java's transfer does): the
+        // slice root carries the batch's schema, which is what its export describes.
         TransferPair pair = root.getVector(i).getTransferPair(into);
         pair.splitAndTransfer(from, to - from);
         sliced.add((FieldVector) pair.getTo());

@@ -12,11 +12,11 @@ import org.apache.arrow.vector.FieldVector;
  * root (arrow-java checks it per buffer), and a C Data export works only through one of the batch's
  * root: who may take or export a batch follows from this.
  */
-final class BufferRoots {
+public final class BufferRoots {
   private BufferRoots() {}
 
   /** A batch whose buffers belong to more than one root allocator. */
-  static final class MixedRootsException extends IllegalArgumentException {
+  public static final class MixedRootsException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
     MixedRootsException(String message) {
@@ -30,7 +30,7 @@ final class BufferRoots {
    *
    * @throws MixedRootsException naming the column and both allocators, when there are two roots
    */
-  static BufferAllocator of(Collection<FieldVector> vectors) {
+  public static BufferAllocator of(Collection<FieldVector> vectors) {
     BufferAllocator found = null;
     ArrayDeque<FieldVector> pending = new ArrayDeque<>(vectors);
     while (!pending.isEmpty()) {
@@ -60,5 +60,21 @@ final class BufferRoots {
       found = vectors.iterator().next().getAllocator().getRoot();
     }
     return found;
+  }
+
+  /** True when every buffer of {@code vectors} and their children is accounted to {@code owner}. */
+  public static boolean allOwnedBy(Collection<FieldVector> vectors, BufferAllocator owner) {
+    ArrayDeque<FieldVector> pending = new ArrayDeque<>(vectors);
+    while (!pending.isEmpty()) {
+      FieldVector vector = pending.pollFirst();
+      for (ArrowBuf buffer : vector.getFieldBuffers()) {
+        ReferenceManager manager = buffer.getReferenceManager();
+        if (manager != ReferenceManager.NO_OP && manager.getAllocator() != owner) {
+          return false;
+        }
+      }
+      pending.addAll(vector.getChildrenFromFields());
+    }
+    return true;
   }
 }

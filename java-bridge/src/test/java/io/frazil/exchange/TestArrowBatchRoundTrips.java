@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
@@ -148,7 +149,60 @@ public class TestArrowBatchRoundTrips {
     }
   }
 
-  /** The copy Flink makes between chained operators is a deep one: it outlives the original. */
+  /**
+   * The copy Flink makes between chained operators (object reuse off) shares the buffers of a batch
+   * built in or decoded into the exchange allocator (every buffer of the copy is one of the
+   * original's, at the same address), and still reads the same values after the original's release.
+   * A batch of another allocator is copied into buffers of its own.
+   */
+  @Test
+  public void copiesOfExchangeBatchesShareTheirBuffers() throws Exception {
+    Schema schema = TestArrowBatchSerializer.SCHEMA;
+    List<RowData> rows = new RowDataGenerator(23, 0.2, true).rows(schema, 5_000);
+    ArrowBatchSerializer serializer = serializer(schema, IpcCompression.NONE);
+    try (ArrowBatch reference = ArrowBatches.of(schema, rows)) {
+      ArrowBatch built = ArrowBatches.of(schema, rows);
+      ArrowBatch decoded =
+          ArrowBatches.deserialize(serializer, ArrowBatches.serialize(serializer, built));
+      for (ArrowBatch original : List.of(built, decoded)) {
+        ArrowBatch copy = serializer.copy(original);
+        assertThat(addresses(copy)).as("the copy's buffers").isEqualTo(addresses(original));
+        original.close();
+        assertThat(copy.contentEquals(reference))
+            .as("the copy after the original's release")
+            .isTrue();
+        copy.close();
+      }
+      try (RootAllocator other = new RootAllocator()) {
+        try (ArrowBatch foreign = batchOf(other, schema, rows);
+            ArrowBatch copy = serializer.copy(foreign)) {
+          assertThat(addresses(copy))
+              .as("a copy of another allocator's batch")
+              .doesNotContainAnyElementsOf(addresses(foreign));
+          assertThat(copy.contentEquals(reference)).isTrue();
+        }
+      }
+    }
+  }
+
+  /** The addresses of every non-empty buffer of the batch, its vectors' children included. */
+  private static java.util.Set<Long> addresses(ArrowBatch batch) {
+    java.util.Set<Long> addresses = new java.util.HashSet<>();
+    java.util.ArrayDeque<FieldVector> vectors =
+        new java.util.ArrayDeque<>(batch.root().getFieldVectors());
+    while (!vectors.isEmpty()) {
+      FieldVector vector = vectors.pollFirst();
+      for (org.apache.arrow.memory.ArrowBuf buffer : vector.getFieldBuffers()) {
+        if (buffer.capacity() > 0) {
+          addresses.add(buffer.memoryAddress());
+        }
+      }
+      vectors.addAll(vector.getChildrenFromFields());
+    }
+    return addresses;
+  }
+
+  /** The copy Flink makes between chained operators is independent: it outlives the original. */
   @Test
   public void copiesAreIndependentOfTheOriginal() throws Exception {
     Schema schema = TestArrowBatchSerializer.SCHEMA;
@@ -172,11 +226,7 @@ public class TestArrowBatchRoundTrips {
     List<RowData> rows = new RowDataGenerator(10, 0.2, true).rows(schema, 1_000);
     ArrowBatchSerializer serializer = serializer(schema, IpcCompression.LZ4_FRAME);
     try (RootAllocator other = new RootAllocator()) {
-      RowDataArrowWriter writer =
-          new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), other);
-      rows.forEach(writer::write);
-      writer.finishBatch();
-      try (ArrowBatch foreign = ArrowBatch.of(writer.root());
+      try (ArrowBatch foreign = batchOf(other, schema, rows);
           ArrowBatch reference = ArrowBatches.of(schema, rows)) {
         byte[] record = ArrowBatches.serialize(serializer, foreign);
         try (ArrowBatch read = ArrowBatches.deserialize(serializer, record);
@@ -187,6 +237,15 @@ public class TestArrowBatchRoundTrips {
       }
       assertThat(other.getAllocatedMemory()).as("the other allocator's bytes").isZero();
     }
+  }
+
+  /** A batch of {@code rows} whose buffers belong to {@code allocator} (not the exchange's). */
+  private static ArrowBatch batchOf(RootAllocator allocator, Schema schema, List<RowData> rows) {
+    RowDataArrowWriter writer =
+        new RowDataArrowWriter(schema, FlinkSchemaUtil.convert(schema), allocator);
+    rows.forEach(writer::write);
+    writer.finishBatch();
+    return ArrowBatch.of(writer.root());
   }
 
   private static ArrowBatchSerializer serializer(Schema schema, IpcCompression codec) {

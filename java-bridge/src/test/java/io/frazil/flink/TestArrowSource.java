@@ -7,6 +7,7 @@ import io.frazil.exchange.ArrowBatch;
 import io.frazil.flink.arrow.ArrowRowLayout;
 import io.frazil.flink.arrow.FrazilArrowSink;
 import io.frazil.flink.arrow.FrazilArrowSource;
+import io.frazil.iceberg.FrazilParquetAppender;
 import io.frazil.jni.NativeParquetReader;
 import io.frazil.read.ReadCounters;
 import java.io.File;
@@ -48,6 +49,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link FrazilArrowSource}: an Iceberg table read as {@link ArrowBatch}es (source files written by
@@ -73,8 +76,14 @@ public class TestArrowSource {
     releasedUnclosedBefore = ArrowBatch.releasedUnclosed();
   }
 
-  @Test
-  public void copiesAPartitionedTableReadNatively() throws Exception {
+  /**
+   * With object reuse off a source batch reaches the sink's conversion through Flink's chained copy
+   * (which shares its buffers); with it on, as it is. Either way every row reaches the native
+   * writer as a slice of its batch.
+   */
+  @ParameterizedTest(name = "object reuse {0}")
+  @ValueSource(booleans = {false, true})
+  public void copiesAPartitionedTableReadNatively(boolean objectReuse) throws Exception {
     Table source = sourceTable("source");
     List<DataFile> files = ArrowSourceTables.write(source, ArrowSourceTables.ids(ROWS));
     assertThat(files).as("source files").hasSizeGreaterThanOrEqualTo(6);
@@ -85,8 +94,12 @@ public class TestArrowSource {
     long stockBefore = ReadCounters.stockFiles();
     long decodedBefore = FrazilArrowSource.decodedTasks();
     long rowTasksBefore = FrazilArrowSource.rowTasks();
+    long slicedBefore = FrazilParquetAppender.slicedRows();
 
     StreamExecutionEnvironment env = FlinkJobs.env(2);
+    if (objectReuse) {
+      env.getConfig().enableObjectReuse();
+    }
     DataStream<ArrowBatch> batches =
         FrazilArrowSource.forTable(FlinkJobs.tableLoader(warehouse, "source"))
             .batchRows(256)
@@ -108,6 +121,9 @@ public class TestArrowSource {
         .as("files whose decoded batches were handed over as they are")
         .isEqualTo(files.size());
     assertThat(FrazilArrowSource.rowTasks() - rowTasksBefore).as("files read as rows").isZero();
+    assertThat(FrazilParquetAppender.slicedRows() - slicedBefore)
+        .as("rows handed to the native writer as slices of the source's batches")
+        .isEqualTo(ROWS);
     assertMemoryReturnedAndNothingLeftToTheCleaner();
   }
 

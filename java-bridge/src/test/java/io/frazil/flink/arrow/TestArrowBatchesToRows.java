@@ -75,12 +75,7 @@ public class TestArrowBatchesToRows {
   @Test
   public void everyTypeAndRowKindComesBackAsItWentIn() {
     ArrowRowLayout layout = ArrowRowLayout.withRowKind(SCHEMA);
-    List<RowData> in = new ArrayList<>();
-    for (int i = 0; i < 50; i++) {
-      RowData row = i % 9 == 4 ? nulls(i) : row(i);
-      row.setRowKind(RowKind.values()[i % 4]);
-      in.add(row);
-    }
+    List<RowData> in = rowsOfEveryKind();
     ArrowBatch batch = batch(layout, in);
 
     List<RowData> out = convert(layout, batch);
@@ -110,12 +105,7 @@ public class TestArrowBatchesToRows {
   @Test
   public void sinkRowsReadWhileEmittedComeBackAsTheyWentInAndFailByNameAfterRelease() {
     ArrowRowLayout layout = ArrowRowLayout.withRowKind(SCHEMA);
-    List<RowData> in = new ArrayList<>();
-    for (int i = 0; i < 50; i++) {
-      RowData row = i % 9 == 4 ? nulls(i) : row(i);
-      row.setRowKind(RowKind.values()[i % 4]);
-      in.add(row);
-    }
+    List<RowData> in = rowsOfEveryKind();
     DataStructureConverter<Object, Object> external =
         DataStructureConverters.getConverter(TypeConversions.fromLogicalToDataType(ROW_TYPE));
     external.open(getClass().getClassLoader());
@@ -171,6 +161,17 @@ public class TestArrowBatchesToRows {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unexpected column '_frazil_row_kind' at position 15");
     assertThat(withKinds.isReleased()).isTrue();
+  }
+
+  /** 50 rows, some all null, cycling through the four row kinds. */
+  private static List<RowData> rowsOfEveryKind() {
+    List<RowData> rows = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      RowData row = i % 9 == 4 ? nulls(i) : row(i);
+      row.setRowKind(RowKind.values()[i % 4]);
+      rows.add(row);
+    }
+    return rows;
   }
 
   private static List<RowData> convert(ArrowRowLayout layout, ArrowBatch batch) {
