@@ -309,21 +309,29 @@ run-soak-smoke:
 ## Dynamic Iceberg Sink, SQL INSERT), failover (kill -9 between checkpoints), kill-in-checkpoint
 ## (kill -9 while a checkpoint is in flight), no-add-opens, bad-native (a TaskManager that cannot
 ## load libfrazil), s3 (moto, JDBC catalog), s3-outage (S3 refused for 8 s mid-write), read and
-## read-s3 (an IcebergSource copy job, kill -9 mid-read, native reads from the REST metrics).
+## read-s3 (an IcebergSource copy job, kill -9 mid-read, native reads from the REST metrics),
+## arrow, arrow-unaligned and arrow-hash (ArrowBatches across a keyed exchange between TaskManagers
+## into FrazilArrowSink, kill -9 after committed checkpoints; unaligned: batches in flight restored;
+## hash: the sink's native split by partition, a second Arrow exchange).
 ## Checks every id exactly once, Parquet footers (created_by) and TaskManager logs.
-## ~14 min after the build; logs, tables and results.json under cluster-test/target/.
+## ~18 min after the build; logs, tables and results.json under cluster-test/target/.
 ## `make cluster-test FLINK=1.20`: the Flink 1.20 cluster with the 1.20 runtime jar (profile
 ## flink-1.20, builds into target/flink-1.20/, runs under cluster-test/target/flink-1.20/), the
-## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read; ~8 min). CLUSTER_SCENARIOS picks others.
+## scenarios `core` (smoke, sinks, failover, kill-in-checkpoint, read, arrow, arrow-hash; ~11 min).
+## CLUSTER_SCENARIOS picks others, e.g. `make cluster-test CLUSTER_SCENARIOS="arrow arrow-unaligned"`.
 .PHONY: cluster-test cluster-test-build run-cluster-test-smoke
 CLUSTER_SCENARIOS ?= $(if $(FLINK_PROFILE),core,all)
+# arrow-job/ compiles against the runtime jar (it relocates Arrow), so only cluster-test, which
+# builds that jar first, adds it.
+CLUSTER_TEST_MODULES ?= flink-home,job
+cluster-test: CLUSTER_TEST_MODULES = flink-home,job,arrow-job
 cluster-test: runtime-jar cluster-test-build
 	$(PYTHON) cluster-test/cluster.py --flink $(FLINK) $(CLUSTER_SCENARIOS)
 
-## Flink's lib/ from Maven Central and the job jar (cluster-test/pom.xml, not in the default reactor).
-## Cleans the two modules only: cluster-test/target keeps the runs, results.json and the moto venv.
+## Flink's lib/ from Maven Central and the job jars (cluster-test/pom.xml, not in the default reactor).
+## Cleans those modules only: cluster-test/target keeps the runs, results.json and the moto venv.
 cluster-test-build:
-	$(MVN) -q $(FLINK_PROFILE) -f cluster-test/pom.xml -pl flink-home,job clean package
+	$(MVN) -q $(FLINK_PROFILE) -f cluster-test/pom.xml -pl $(CLUSTER_TEST_MODULES) clean package
 
 ## Short form (~2 min): the cluster (two TaskManagers of two slots), one throttled FlinkSink job
 ## with 1 s checkpoints, one kill -9 of a TaskManager between checkpoints, every id exactly once;

@@ -5,7 +5,8 @@
 Assembles a FLINK_HOME from jars the build copied from Maven Central (flink-home/target/lib),
 adds Iceberg's runtime jar, the Hadoop client and Frazil's runtime jar to lib/, writes
 conf/config.yaml, starts the processes the way Flink's bin/ scripts do, submits a job jar that
-knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it wrote:
+knows nothing about Frazil (the arrow scenarios: one that uses Frazil's Arrow API) through
+Flink's CLI (`flink run`), and checks what it wrote:
 
   smoke        the short form in `make test` (`make run-cluster-test-smoke`): two TaskManagers
                of two slots each, one throttled FlinkSink job with 1 s checkpoints, kill -9 of
@@ -44,9 +45,23 @@ knows nothing about Frazil through Flink's CLI (`flink run`), and checks what it
                id once and the REST read metrics (frazil.nativeReadFiles > 0,
                frazil.stockReadFiles 0) say the survivors read natively
   read-s3      the read scenario with both tables on moto (S3FileIO, JDBC catalog)
+  arrow        Frazil's Arrow API from a job jar built against the runtime jar (arrow-job/):
+               rows -> ArrowBatches -> keyBy(first id) -> FrazilArrowSink (IcebergSink), every
+               stage at parallelism 2 on two TaskManagers, so batches cross between them
+               (ArrowBatchSerializer; REST: each keyed subtask received >= 64 KiB over TCP);
+               aligned checkpoints every 2 s; kill -9 of a source's TaskManager between
+               checkpoints after two commits, a new TaskManager takes over; every row once
+  arrow-unaligned  the same with unaligned checkpoints and slow keyed subtasks (batches queue
+               in the exchange): kill -9 once a committed checkpoint persisted batches in flight;
+               the job restores that checkpoint (its in-flight bytes > 0); every row once.
+               Flink 2.1 only (FLINK-37870 on 1.20 and 2.0)
+  arrow-hash   arrow into a table with write.distribution-mode=hash: the sink splits batches by
+               partition natively and keys whole parts to the writers (a second Arrow exchange,
+               also required to carry bytes between the TaskManagers); every row once
   all          sinks, failover, kill-in-checkpoint, no-add-opens, bad-native, s3, s3-outage,
-               read, read-s3 (`make cluster-test`)
-  core         smoke, sinks, failover, kill-in-checkpoint, read (`make cluster-test FLINK=1.20`)
+               read, read-s3, arrow, arrow-unaligned, arrow-hash (`make cluster-test`)
+  core         smoke, sinks, failover, kill-in-checkpoint, read, arrow, arrow-hash
+               (`make cluster-test FLINK=1.20`)
 
 Each check: the table holds exactly the input rows (every column recomputed from the id: no id
 lost, none duplicated), every data file's Parquet footer says `created_by` = "frazil version ..."
@@ -70,7 +85,7 @@ The parts live in clustertest/, one job each: flink.py (FLINK_HOME, the JobManag
 TaskManager processes, REST and `flink run`), processes.py (every process stopped on every
 path), inputs.py (the built jars of a Flink line), checks.py (table, metrics, logs, job jar),
 moments.py (when to kill), s3.py and fault_proxy.py (moto, the JDBC catalog, the S3 outage), and
-scenarios/ (sinks, kills, fallbacks, s3, read; the registry of names and groups).
+scenarios/ (sinks, kills, fallbacks, s3, read, arrow; the registry of names and groups).
 """
 
 from __future__ import annotations

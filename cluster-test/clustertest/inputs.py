@@ -31,6 +31,13 @@ class Inputs:
         self.job_jar = one_file("iceberg-cluster-job-*.jar", maven_target(HERE / "job", flink))
         self.out = BUILD if flink == DEFAULT_FLINK else BUILD / f"flink-{flink}"
 
+    @property
+    def arrow_job_jar(self) -> Path:
+        """The job jar that uses Frazil's Arrow API (built against the runtime jar; only the
+        arrow scenarios need it, so only they look for it)."""
+        return one_file("iceberg-cluster-arrow-job-*.jar",
+                        maven_target(HERE / "arrow-job", self.flink))
+
     def run_dir(self, scenario: str) -> Path:
         return self.out / "run" / scenario
 

@@ -78,3 +78,37 @@ def subtask_states(cluster: Cluster, job_id: str, vertex_prefix: str) -> dict[st
             for sub in cluster.rest(f"/jobs/{job_id}/vertices/{vertex['id']}")["subtasks"]:
                 found.setdefault(sub["taskmanager-id"], []).append(sub["status"])
     return found
+
+
+def wait_committed_in_flight_checkpoint(cluster: Cluster, job_id: str, commits_of, commits: int,
+                                        timeout: float = 120,
+                                        source_prefix: str = "Source: ids") -> dict:
+    """Waits until the latest completed checkpoint is unaligned, persisted in-flight data
+    (records that the barriers overtook in the exchanges) and is the one the table's newest
+    commit (of at least `commits`) committed, with the source still running."""
+    deadline = time.monotonic() + timeout
+    seen = None
+    while time.monotonic() < deadline:
+        cluster.check_alive()
+        state = cluster.job_state(job_id)
+        require(state == "RUNNING", f"job {job_id} is {state} before a committed checkpoint with "
+                f"in-flight data; last seen {seen}")
+        stats = cluster.rest(f"/jobs/{job_id}/checkpoints")
+        latest = (stats.get("latest") or {}).get("completed") or {}
+        snapshots, checkpoint = commits_of()
+        seen = {"snapshots": snapshots, "last_committed_checkpoint": checkpoint,
+                **{k: latest.get(k) for k in ("id", "checkpoint_type", "persisted_data")}}
+        if (latest.get("checkpoint_type") == "UNALIGNED_CHECKPOINT"
+                and latest.get("persisted_data", 0) > 0
+                and snapshots >= commits and checkpoint == latest.get("id")):
+            source = [v["status"] for v in cluster.rest(f"/jobs/{job_id}")["vertices"]
+                      if v["name"].startswith(source_prefix)]
+            require(source == ["RUNNING"], f"job {job_id}: the source is {source} after "
+                    f"{snapshots} commits (too few rows for this machine's speed)")
+            return {"checkpoints_completed": stats["counts"]["completed"],
+                    "checkpoints_in_progress": stats["counts"]["in_progress"],
+                    "iceberg_commits": snapshots, "last_committed_checkpoint": checkpoint,
+                    "last_checkpoint_persisted_in_flight_bytes": latest["persisted_data"]}
+        time.sleep(0.1)
+    raise CheckFailed(f"job {job_id}: no committed unaligned checkpoint with in-flight data "
+                      f"within {timeout:.0f} s; last seen {seen}")
