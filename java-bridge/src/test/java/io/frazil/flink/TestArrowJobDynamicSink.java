@@ -43,10 +43,13 @@ public class TestArrowJobDynamicSink {
   @TempDir private File warehouse;
 
   /**
-   * Append or upsert (equality field {@code id}, the bucket source; with unique ids every row
-   * stays), each record forward (no distribution mode: written by the generator's own subtask, its
-   * row object unchanged, so Frazil's appender takes every row as a slice of its batch) or with
-   * {@code DistributionMode.HASH} (the sink serializes the rows to its writers: written as rows).
+   * Append or upsert (equality field {@code id}; with unique ids every row stays), each record
+   * forward into an unpartitioned table (no distribution mode: written by the generator's own
+   * subtask, its row object unchanged, so Frazil's appender takes each batch whole as a slice) or
+   * with {@code DistributionMode.HASH} into a {@code bucket(id, 4)} table (the sink serializes the
+   * rows to its writers: written as rows). Forward into a bucketed table, a batch's rows would
+   * interleave four files in runs of a row or two, which the appender copies rather than slices
+   * ({@code TestArrowRowSlices}).
    */
   @ParameterizedTest(name = "upsert={0}, v{1}, hash={2}")
   @CsvSource({"false, 2, false", "true, 2, true", "true, 3, false"})
@@ -58,7 +61,7 @@ public class TestArrowJobDynamicSink {
             warehouse,
             name,
             ArrowJobRows.SCHEMA,
-            JobTables.Partitioning.BUCKET,
+            hash ? JobTables.Partitioning.BUCKET : JobTables.Partitioning.UNPARTITIONED,
             formatVersion,
             Map.of());
     TableIdentifier identifier = TableIdentifier.of(JobTables.DATABASE, name);
