@@ -62,7 +62,7 @@ test: lint test-rust test-java run-bench-smoke run-bench-jobs-smoke run-bench-re
 ## append/upsert), failover and bad rows in jobs, the memoizer job tests and the reflection-shape
 ## test, against the release library `native` built; builds into target/flink-<minor>/, installs
 ## nothing. `make test-flink MINOR=1.20 [MINOR_TESTS=...]` runs it for one minor.
-MINOR_TESTS ?= TestPrivateMembers,TestNativeReadParity,TestParquetParity,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling,TestArrowJobExactlyOnce,TestArrowJobRowKinds,TestArrowJobBadInput,TestArrowJobPartitioned,TestArrowBatchesToRows,TestArrowBatchSplitter,TestArrowSource
+MINOR_TESTS ?= TestPrivateMembers,TestNativeReadParity,TestParquetParity,TestFlinkSinks,TestSinkBehaviour,TestBadRowsInFlinkJobs,TestBoundedJobCommits,TestFrazilRouting,TestFrazilDynamicKeys,TestFrazilDynamicWriterFallback,TestFailureHandling,TestArrowJobExactlyOnce,TestArrowJobRowKinds,TestArrowJobBadInput,TestArrowJobPartitioned,TestArrowBatchesToRows,TestArrowBatchSplitter,TestEqualityKeyRouter,TestArrowSource
 .PHONY: test-flink run-test-other-minors
 test-flink: native
 	$(MVN) -Pflink-$(MINOR) -pl testkit,java-bridge -am test '-Dtest=$(MINOR_TESTS)' \

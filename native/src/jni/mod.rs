@@ -18,6 +18,7 @@
 //! error handling goes through [`exception::ThrowJava`]. No Rust thread ever calls into the JVM,
 //! and Java-owned buffers are only ever released on the JNI calling thread.
 
+pub mod equality;
 pub mod exception;
 pub mod handle;
 pub mod ipc;

@@ -129,21 +129,8 @@ pub fn split(batch: &RecordBatch, spec: &SplitSpec) -> Result<Split> {
         None => group_rows(&tuples, rows)?,
     };
 
-    // A counting sort of the rows by group keeps each group's rows in their original order.
     let groups = first_rows.len();
-    let mut offsets = vec![0u32; groups + 1];
-    for &g in &group_of_row {
-        offsets[g as usize + 1] += 1;
-    }
-    for g in 0..groups {
-        offsets[g + 1] += offsets[g];
-    }
-    let mut next = offsets[..groups].to_vec();
-    let mut order = vec![0u32; rows];
-    for (row, &g) in group_of_row.iter().enumerate() {
-        order[next[g as usize] as usize] = row as u32;
-        next[g as usize] += 1;
-    }
+    let (order, offsets) = counting_order(&group_of_row, groups);
     // Always a copy, also for a single group: the sub-batches own native buffers and hold no
     // reference to the caller's (Java) buffers.
     let regrouped = take_record_batch(batch, &UInt32Array::from(order))
@@ -170,6 +157,25 @@ pub fn split(batch: &RecordBatch, spec: &SplitSpec) -> Result<Split> {
         offsets,
         keys,
     })
+}
+
+/// The row order that groups rows by `group_of_row` (a counting sort: stable, so each group's
+/// rows keep their original order), and the group boundaries (`groups + 1` values from 0).
+pub(crate) fn counting_order(group_of_row: &[u32], groups: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut offsets = vec![0u32; groups + 1];
+    for &g in group_of_row {
+        offsets[g as usize + 1] += 1;
+    }
+    for g in 0..groups {
+        offsets[g + 1] += offsets[g];
+    }
+    let mut next = offsets[..groups].to_vec();
+    let mut order = vec![0u32; group_of_row.len()];
+    for (row, &g) in group_of_row.iter().enumerate() {
+        order[next[g as usize] as usize] = row as u32;
+        next[g as usize] += 1;
+    }
+    (order, offsets)
 }
 
 /// The largest bucket-tuple space grouped by ordinal instead of by hashing (as Java's

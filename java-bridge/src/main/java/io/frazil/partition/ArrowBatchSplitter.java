@@ -98,7 +98,6 @@ public final class ArrowBatchSplitter {
       throw new IllegalArgumentException(
           "Cannot split " + batch + ": its schema is not the splitter's " + arrowSchema);
     }
-    VectorSchemaRoot root = batch.root();
     int[] offsets;
     // The three output structs are filled by native code on success; each Data.import* call
     // below closes the struct it is given (and moves its contents), so each is closed here only
@@ -111,30 +110,26 @@ public final class ArrowBatchSplitter {
     try {
       keysSchema = ArrowSchema.allocateNew(allocator);
       keys = ArrowArray.allocateNew(allocator);
-      // Exported through the batch's own allocator: arrow-java exports only buffers of the
-      // exporting allocator's root, and the batch may live under another root than the splitter.
-      BufferAllocator batchAllocator =
-          root.getFieldVectors().isEmpty() ? allocator : root.getVector(0).getAllocator();
-      try (ArrowArray array = ArrowArray.allocateNew(batchAllocator);
-          ArrowSchema schema = ArrowSchema.allocateNew(batchAllocator)) {
-        try {
-          Data.exportVectorSchemaRoot(batchAllocator, root, null, array, schema);
-          offsets =
-              NativePartitionSplit.split(
-                  schema.memoryAddress(),
-                  array.memoryAddress(),
-                  codes,
-                  rows.memoryAddress(),
-                  keysSchema.memoryAddress(),
-                  keys.memoryAddress());
-        } catch (UnsupportedSplitException e) {
-          throw e;
-        } catch (UnsupportedOperationException e) {
-          throw new UnsupportedSplitException("Cannot split " + batch + " natively", e);
-        } finally {
-          releaseIfNotTaken(array);
-          releaseIfNotTaken(schema);
-        }
+      ArrowArray rowsOut = rows;
+      ArrowSchema keysSchemaOut = keysSchema;
+      ArrowArray keysOut = keys;
+      try {
+        offsets =
+            BatchExport.call(
+                batch,
+                allocator,
+                (schemaAddress, arrayAddress) ->
+                    NativePartitionSplit.split(
+                        schemaAddress,
+                        arrayAddress,
+                        codes,
+                        rowsOut.memoryAddress(),
+                        keysSchemaOut.memoryAddress(),
+                        keysOut.memoryAddress()));
+      } catch (UnsupportedSplitException e) {
+        throw e;
+      } catch (UnsupportedOperationException e) {
+        throw new UnsupportedSplitException("Cannot split " + batch + " natively", e);
       }
       all = VectorSchemaRoot.create(arrowSchema, allocator);
       ArrowArray rowsToImport = rows;
@@ -155,7 +150,7 @@ public final class ArrowBatchSplitter {
       closePending(rows);
       closePending(keys);
       if (keysSchema != null) {
-        releaseIfNotTaken(keysSchema);
+        BatchExport.releaseIfNotTaken(keysSchema);
         keysSchema.close();
       }
       if (all != null) {
@@ -203,7 +198,7 @@ public final class ArrowBatchSplitter {
 
   private static void closePending(ArrowArray array) {
     if (array != null) {
-      releaseIfNotTaken(array);
+      BatchExport.releaseIfNotTaken(array);
       array.close();
     }
   }
@@ -232,18 +227,5 @@ public final class ArrowBatchSplitter {
       throw e;
     }
     return new VectorSchemaRoot(root.getSchema().getFields(), vectors, length);
-  }
-
-  /** If native code never took ownership of an exported struct, release it here. */
-  private static void releaseIfNotTaken(ArrowSchema schema) {
-    if (schema.snapshot().release != 0) {
-      schema.release();
-    }
-  }
-
-  private static void releaseIfNotTaken(ArrowArray array) {
-    if (array.snapshot().release != 0) {
-      array.release();
-    }
   }
 }

@@ -12,7 +12,9 @@ import io.frazil.testkit.JobTables;
 import java.io.File;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -22,6 +24,11 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.flink.sink.dynamic.StockDynamicSinkKeys;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -119,6 +126,91 @@ public class TestArrowJobDynamicSink {
     } else {
       assertThat(equalityDeletes).as("equality delete files committed").isZero();
     }
+    ArrowJob.awaitArrowMemoryReturned();
+    FlinkJobs.assertNothingLeaked();
+  }
+
+  /**
+   * {@link FrazilArrowSink#dynamicSinkRoutedByEqualityFields}: upserts keyed by {@code id} into an
+   * unpartitioned v2 table, every id written twice (the second copy later in the stream). The
+   * batches are split by equality key natively and whole parts cross the exchange; the generator
+   * emits forward records. Each row must land in a data file of the writer subtask the Dynamic
+   * sink's own routing picks for its key ({@code HashKeyGenerator}), and the table must hold each
+   * id once: a key split across two writers would leave both copies (an equality delete does not
+   * apply to a data file of its own commit).
+   */
+  @Test
+  public void upsertsRoutedByEqualityKeyReachTheWriterTheSinkWouldPick() throws Exception {
+    String name = "upsert_routed";
+    Table table =
+        JobTables.createTable(
+            warehouse,
+            name,
+            ArrowJobRows.SCHEMA,
+            JobTables.Partitioning.UNPARTITIONED,
+            2,
+            Map.of());
+    TableIdentifier identifier = TableIdentifier.of(JobTables.DATABASE, name);
+    StreamExecutionEnvironment env = FlinkJobs.env(2);
+    DataStream<ArrowBatch> batches =
+        ArrowStreams.toBatches(
+            env.fromSequence(0, 2 * ROWS - 1)
+                .setParallelism(1)
+                .map(i -> ArrowJobRows.row(i % ROWS))
+                .setParallelism(1)
+                .returns(InternalTypeInfo.of(ArrowJobRows.ROW_TYPE)),
+            LAYOUT,
+            1_000);
+    FrazilArrowSink.dynamicSinkRoutedByEqualityFields(batches, LAYOUT, identifier, Set.of("id"), 2)
+        .generator(
+            new JobTables.Generator(identifier, ArrowJobRows.SCHEMA, table.spec(), true, null))
+        .catalogLoader(FlinkJobs.catalogLoader(warehouse))
+        .writeParallelism(2)
+        .append();
+    long sliced = FrazilParquetAppender.slicedRows();
+    env.execute("Arrow batches routed by equality key into the Dynamic Iceberg Sink");
+
+    assertThat(FrazilParquetAppender.slicedRows() - sliced)
+        .as("rows handed to the native writer as slices of their batch")
+        .isEqualTo(2 * ROWS);
+    table.refresh();
+    assertThat(ArrowJobRows.committed(table)).isEqualTo(ArrowJobRows.expected(ROWS));
+    StockDynamicSinkKeys stock = new StockDynamicSinkKeys(128);
+    Map<Long, Integer> writerOfId = new TreeMap<>();
+    for (DataFile file : FlinkJobs.files(table).dataFiles) {
+      assertThat(FlinkJobs.createdBy(file.location()))
+          .as(file.location())
+          .startsWith("frazil version ");
+      int subtask =
+          Integer.parseInt(new org.apache.hadoop.fs.Path(file.location()).getName().split("-")[0]);
+      try (CloseableIterable<Record> records =
+          Parquet.read(table.io().newInputFile(file.location()))
+              .project(ArrowJobRows.SCHEMA)
+              .createReaderFunc(s -> GenericParquetReaders.buildReader(ArrowJobRows.SCHEMA, s))
+              .build()) {
+        for (Record record : records) {
+          long id = (Long) record.getField("id");
+          int key =
+              stock.key(
+                  identifier,
+                  ArrowJobRows.SCHEMA,
+                  table.spec(),
+                  Set.of("id"),
+                  DistributionMode.HASH,
+                  2,
+                  ArrowJobRows.row(id));
+          assertThat(subtask)
+              .as("writer subtask of id %s", id)
+              .isEqualTo(KeyGroupRangeAssignment.assignKeyToParallelOperator(key, 128, 2));
+          Integer previous = writerOfId.put(id, subtask);
+          assertThat(previous == null || previous.equals(subtask))
+              .as("both copies of id %s on one writer", id)
+              .isTrue();
+        }
+      }
+    }
+    assertThat(writerOfId).hasSize((int) ROWS);
+    assertThat(new TreeSet<>(writerOfId.values())).as("writer subtasks").hasSize(2);
     ArrowJob.awaitArrowMemoryReturned();
     FlinkJobs.assertNothingLeaked();
   }

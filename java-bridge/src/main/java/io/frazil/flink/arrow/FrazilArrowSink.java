@@ -5,13 +5,17 @@ import io.frazil.exchange.ArrowBatchTypeInfo;
 import io.frazil.partition.ArrowBatchSplitter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.flink.sink.FlinkSink;
 import org.apache.iceberg.flink.sink.IcebergSink;
@@ -67,7 +71,7 @@ public final class FrazilArrowSink {
             .returns(PartitionedBatches.typeOf(layout))
             .setParallelism(batches.getParallelism())
             .keyBy(part -> part.f0, Types.STRING)
-            .flatMap(new PartitionRowsToWriter(layout, table.name()))
+            .flatMap(new PartitionRowsToWriter<String>(layout, table.name()))
             .name("ArrowBatch → RowData")
             .returns(new SinkRowsTypeInfo(layout.rowType()))
             .setParallelism(batches.getParallelism());
@@ -132,6 +136,72 @@ public final class FrazilArrowSink {
    */
   public static DynamicIcebergSink.Builder<RowData> dynamicSink(
       DataStream<ArrowBatch> batches, ArrowRowLayout layout) {
+    checkLayout(batches, layout);
+    return DynamicIcebergSink.forInput(
+        ArrowStreams.toSinkRows(batches, layout, "(Dynamic Iceberg Sink input)"));
+  }
+
+  /**
+   * As {@link #dynamicSink}, with the batches split by their rows' equality fields before the
+   * exchange: each row reaches the writer subtask the Dynamic Iceberg Sink's own routing would send
+   * it to for table {@code table} with these {@code equalityFields} (a record with a distribution
+   * mode and equality fields: {@code safeAbs(key) % writeParallelism} as the slot, each slot a
+   * distinct writer), but whole sub-batches cross the network, not rows. The caller's generator
+   * must then emit each record <em>forward</em> (no distribution mode) with the same equality
+   * fields, so that it is written where it arrived; the rows reach it uncopied, and Frazil's
+   * appender writes them as slices of their batch. Upserts of one key stay on one writer, in order,
+   * as with the sink's own routing.
+   *
+   * <p>The rows step runs at {@code writeParallelism}; the sink's writers must run at the same
+   * parallelism ({@code writeParallelism(...)} on the returned builder), and {@code
+   * maxWriteParallelism} must be the max parallelism of the sink's writers: the environment's, or
+   * Flink's default for that parallelism (128 up to 85 writers). A part routed to a subtask that
+   * does not exist fails the task, naming the mismatch.
+   *
+   * @throws IllegalArgumentException as {@link #dynamicSink}, or when an equality field is not a
+   *     column of the layout's table
+   * @throws io.frazil.partition.UnsupportedSplitException when an equality field is nested or of a
+   *     type the native key does not compute
+   */
+  public static DynamicIcebergSink.Builder<RowData> dynamicSinkRoutedByEqualityFields(
+      DataStream<ArrowBatch> batches,
+      ArrowRowLayout layout,
+      TableIdentifier table,
+      Set<String> equalityFields,
+      int writeParallelism) {
+    checkLayout(batches, layout);
+    Set<Integer> ids = new HashSet<>();
+    for (String name : equalityFields) {
+      org.apache.iceberg.types.Types.NestedField field = layout.tableSchema().findField(name);
+      if (field == null) {
+        throw new IllegalArgumentException(
+            "Equality field '" + name + "' is not a column of " + layout.tableSchema());
+      }
+      ids.add(field.fieldId());
+    }
+    int configured = batches.getExecutionEnvironment().getMaxParallelism();
+    int maxWriteParallelism =
+        configured > 0
+            ? configured
+            : KeyGroupRangeAssignment.computeDefaultMaxParallelism(writeParallelism);
+    DataStream<RowData> rows =
+        batches
+            .flatMap(
+                new EqualityRoutedBatches(
+                    layout, ids, table.toString(), writeParallelism, maxWriteParallelism))
+            .name("ArrowBatch → equality-key parts")
+            .returns(EqualityRoutedBatches.typeOf(layout))
+            .setParallelism(batches.getParallelism())
+            .partitionCustom(
+                new EqualityRoutedBatches.ToSubtask(), new EqualityRoutedBatches.Destination())
+            .flatMap(new PartitionRowsToWriter<Integer>(layout, table.toString()))
+            .name("ArrowBatch → RowData")
+            .returns(new SinkRowsTypeInfo(layout.rowType()))
+            .setParallelism(writeParallelism);
+    return DynamicIcebergSink.forInput(rows);
+  }
+
+  private static void checkLayout(DataStream<ArrowBatch> batches, ArrowRowLayout layout) {
     if (!(batches.getType() instanceof ArrowBatchTypeInfo)) {
       throw new IllegalArgumentException(
           "Expected a stream of ArrowBatch typed by ArrowBatchTypeInfo, got " + batches.getType());
@@ -143,8 +213,6 @@ public final class FrazilArrowSink {
           "The ArrowBatch stream's schema is not the layout given to the Dynamic Iceberg Sink: "
               + SchemaMismatch.describe(layout.arrowSchema(), declared));
     }
-    return DynamicIcebergSink.forInput(
-        ArrowStreams.toSinkRows(batches, layout, "(Dynamic Iceberg Sink input)"));
   }
 
   private static DataStream<RowData> rows(DataStream<ArrowBatch> batches, Table table) {
