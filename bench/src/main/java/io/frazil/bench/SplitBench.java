@@ -4,28 +4,34 @@ import io.frazil.arrow.IcebergArrowSchema;
 import io.frazil.arrow.RowDataArrowWriter;
 import io.frazil.exchange.ArrowBatch;
 import io.frazil.partition.ArrowBatchSplitter;
+import io.frazil.partition.EqualityKeyRouter;
 import io.frazil.partition.FrazilPartitionKeySelector;
 import io.frazil.partition.KeyedSubBatch;
+import io.frazil.partition.RoutedSubBatch;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.sink.EqualityFieldKeySelector;
 import org.apache.iceberg.flink.sink.PartitionKeySelector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -72,6 +78,19 @@ public final class SplitBench implements Callable<Integer> {
         "identity(channel) hour(date_time)",
         s -> PartitionSpec.builderFor(s).identity("channel").hour("date_time").build());
   }
+
+  /** Upsert keys measured, by name (bid field ids): two longs, and a string. */
+  private static final Map<String, Set<Integer>> EQUALITY_KEYS = new LinkedHashMap<>();
+
+  static {
+    EQUALITY_KEYS.put("equality(auction, bidder) to 4 subtasks", Set.of(1, 2));
+    EQUALITY_KEYS.put("equality(url) to 4 subtasks", Set.of(5));
+  }
+
+  /** The keyed writers of the equality cells, and Flink's default max parallelism for them. */
+  private static final int SUBTASKS = 4;
+
+  private static final int KEY_GROUPS = 128;
 
   @Spec CommandSpec cli;
 
@@ -200,6 +219,24 @@ public final class SplitBench implements Callable<Integer> {
           verify(cell, fixture, batches, spec, schema, rowType, arrowSchema, allocator);
           runCell(cell, fixture, batches, arms);
         }
+        for (Map.Entry<String, Set<Integer>> named : EQUALITY_KEYS.entrySet()) {
+          Set<Integer> ids = named.getValue();
+          String cell = "bid " + named.getKey();
+          Map<String, Arm> arms = new LinkedHashMap<>();
+          arms.put(
+              "stock",
+              () ->
+                  new StockSubtasks(
+                      new EqualityFieldKeySelector(schema, rowType, ids), SUBTASKS, KEY_GROUPS));
+          arms.put(
+              "frazil-split",
+              () ->
+                  new RoutedKeys(
+                      EqualityKeyRouter.keyBy(
+                          schema, ids, arrowSchema, KEY_GROUPS, SUBTASKS, allocator)));
+          verifyRouting(cell, fixture, batches, ids, schema, rowType, arrowSchema, allocator);
+          runCell(cell, fixture, batches, arms);
+        }
       } finally {
         batches.forEach(ArrowBatch::close);
       }
@@ -279,6 +316,48 @@ public final class SplitBench implements Callable<Integer> {
     System.out.printf(
         "[%s %s] verified: %,d rows in %d batches, key counts equal per batch; %s%n",
         COHORT, cell, fixture.length, batches.size(), note);
+  }
+
+  /** Every batch: rows per destination subtask equal stock's keyBy counts over the same rows. */
+  private void verifyRouting(
+      String cell,
+      RowData[] fixture,
+      List<ArrowBatch> batches,
+      Set<Integer> ids,
+      Schema schema,
+      RowType rowType,
+      org.apache.arrow.vector.types.pojo.Schema arrowSchema,
+      BufferAllocator allocator) {
+    EqualityFieldKeySelector stock = new EqualityFieldKeySelector(schema, rowType, ids);
+    EqualityKeyRouter router =
+        EqualityKeyRouter.keyBy(schema, ids, arrowSchema, KEY_GROUPS, SUBTASKS, allocator);
+    for (int b = 0; b < batches.size(); b++) {
+      int[] expected = new int[SUBTASKS];
+      int from = b * batchRows;
+      int to = Math.min(fixture.length, from + batchRows);
+      for (int i = from; i < to; i++) {
+        expected[
+                KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                    stock.getKey(fixture[i]), KEY_GROUPS, SUBTASKS)] +=
+            1;
+      }
+      int[] actual = new int[SUBTASKS];
+      for (RoutedSubBatch part : router.route(batches.get(b))) {
+        actual[part.destination()] += part.batch().rowCount();
+        part.batch().close();
+      }
+      Guards.check(
+          Arrays.equals(expected, actual),
+          "[%s %s] batch %d: stock rows per subtask %s, routed %s",
+          COHORT,
+          cell,
+          b,
+          Arrays.toString(expected),
+          Arrays.toString(actual));
+    }
+    System.out.printf(
+        "[%s %s] verified: %,d rows in %d batches, rows per subtask equal per batch%n",
+        COHORT, cell, fixture.length, batches.size());
   }
 
   private void runCell(
@@ -436,6 +515,54 @@ public final class SplitBench implements Callable<Integer> {
     }
   }
 
+  /** Stock keyBy by equality fields: the key per row, and Flink's subtask for it. */
+  static final class StockSubtasks extends Keys {
+    private final EqualityFieldKeySelector selector;
+    private final int subtasks;
+    private final int keyGroups;
+
+    StockSubtasks(EqualityFieldKeySelector selector, int subtasks, int keyGroups) {
+      this.selector = selector;
+      this.subtasks = subtasks;
+      this.keyGroups = keyGroups;
+    }
+
+    @Override
+    long keyAll(RowData[] fixture, List<ArrowBatch> batches) {
+      long checksum = 0;
+      for (RowData row : fixture) {
+        checksum +=
+            KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                selector.getKey(row), keyGroups, subtasks);
+      }
+      keyed += fixture.length;
+      return checksum;
+    }
+  }
+
+  /** The Arrow path by equality key: every batch routed, every sub-batch closed. */
+  static final class RoutedKeys extends Keys {
+    private final EqualityKeyRouter router;
+
+    RoutedKeys(EqualityKeyRouter router) {
+      this.router = router;
+    }
+
+    @Override
+    long keyAll(RowData[] fixture, List<ArrowBatch> batches) {
+      long checksum = 0;
+      for (ArrowBatch batch : batches) {
+        for (RoutedSubBatch part : router.route(batch)) {
+          int rows = part.batch().rowCount();
+          checksum += (long) part.destination() * rows;
+          keyed += rows;
+          part.batch().close();
+        }
+      }
+      return checksum;
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // results.md (tables from Report), ratios.svg
 
@@ -478,7 +605,11 @@ public final class SplitBench implements Callable<Integer> {
             + " `FrazilPartitionKeySelector.getKey(row)` per row (memoized for the bucket-only"
             + " spec, stock's code otherwise); **frazil-split**: `ArrowBatchSplitter.split(batch)`"
             + " per pre-built Arrow batch, every sub-batch closed (the Arrow batches are built"
-            + " before timing: a ceiling for Arrow-native input, not a like-for-like input). Each"
+            + " before timing: a ceiling for Arrow-native input, not a like-for-like input). In the"
+            + " `equality(...)` cells (the upsert shuffle), **stock** is"
+            + " `EqualityFieldKeySelector.getKey(row)` and Flink's key group → subtask per row"
+            + " (4 subtasks, 128 key groups), **frazil-split** `EqualityKeyRouter.route(batch)`,"
+            + " verified the same way (rows per subtask equal per batch). Each"
             + " iteration starts from a new selector or splitter. Medians of the measured"
             + " repetitions, [min–max]; ratios are stock / Frazil (> 1 means Frazil is faster);"
             + " allocation is Frazil / stock. `output MB` does not apply (always 0). Every"
