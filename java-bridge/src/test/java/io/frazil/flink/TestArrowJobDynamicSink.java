@@ -235,5 +235,18 @@ public class TestArrowJobDynamicSink {
                 FrazilArrowSink.dynamicSink(
                     batches, ArrowRowLayout.withRowKind(new Schema(other.columns(), Set.of(1)))))
         .isInstanceOf(IllegalArgumentException.class);
+    TableIdentifier table = TableIdentifier.of(JobTables.DATABASE, "t");
+    assertThatThrownBy(
+            () ->
+                FrazilArrowSink.dynamicSinkRoutedByEqualityFields(
+                    batches, ArrowRowLayout.appendOnly(other), table, Set.of("id"), 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not the layout given to the Dynamic Iceberg Sink");
+    assertThatThrownBy(
+            () ->
+                FrazilArrowSink.dynamicSinkRoutedByEqualityFields(
+                    batches, LAYOUT, table, Set.of("no_such_column"), 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'no_such_column' is not a column");
   }
 }
