@@ -29,6 +29,7 @@ public final class ArrowRows {
   private Schema schema;
   private BufferAllocator bufferRoot;
   private boolean rootChecked = false;
+  private long bytesPerRow = -1L; // not computed yet
   private boolean released = false;
 
   /**
@@ -70,8 +71,19 @@ public final class ArrowRows {
     return root.getRowCount();
   }
 
-  /** Average bytes of the table's columns per row: what a run counts toward a file's length. */
+  /**
+   * Average bytes of the table's columns per row: what a run counts toward a file's length.
+   * Computed once: the batch is never refilled while its rows are written (see the class comment),
+   * so its row count and buffer sizes stay as they were, and each run start asks again.
+   */
   long bytesPerRow() {
+    if (bytesPerRow < 0) {
+      this.bytesPerRow = averageRowBytes();
+    }
+    return bytesPerRow;
+  }
+
+  private long averageRowBytes() {
     int rows = root.getRowCount();
     if (rows == 0) {
       return 0L;

@@ -31,45 +31,54 @@ public final class BufferRoots {
    * @throws MixedRootsException naming the column and both allocators, when there are two roots
    */
   public static BufferAllocator of(Collection<FieldVector> vectors) {
-    BufferAllocator found = null;
-    ArrayDeque<FieldVector> pending = new ArrayDeque<>(vectors);
-    while (!pending.isEmpty()) {
-      FieldVector vector = pending.pollFirst();
-      for (ArrowBuf buffer : vector.getFieldBuffers()) {
-        ReferenceManager manager = buffer.getReferenceManager();
-        if (manager == ReferenceManager.NO_OP) {
-          continue; // an empty buffer: no allocator's
-        }
-        BufferAllocator root = manager.getAllocator().getRoot();
-        if (found == null) {
-          found = root;
-        } else if (found != root) {
-          throw new MixedRootsException(
-              "holds buffers of two root allocators ('"
-                  + found.getName()
-                  + "' and '"
-                  + root.getName()
-                  + "', column '"
-                  + vector.getName()
-                  + "')");
-        }
-      }
-      pending.addAll(vector.getChildrenFromFields());
+    BufferAllocator[] found = {null};
+    forEachBuffer(
+        vectors,
+        (vector, manager) -> {
+          BufferAllocator root = manager.getAllocator().getRoot();
+          if (found[0] == null) {
+            found[0] = root;
+          } else if (found[0] != root) {
+            throw new MixedRootsException(
+                "holds buffers of two root allocators ('"
+                    + found[0].getName()
+                    + "' and '"
+                    + root.getName()
+                    + "', column '"
+                    + vector.getName()
+                    + "')");
+          }
+          return true;
+        });
+    if (found[0] == null && !vectors.isEmpty()) {
+      return vectors.iterator().next().getAllocator().getRoot();
     }
-    if (found == null && !vectors.isEmpty()) {
-      found = vectors.iterator().next().getAllocator().getRoot();
-    }
-    return found;
+    return found[0];
   }
 
   /** True when every buffer of {@code vectors} and their children is accounted to {@code owner}. */
   public static boolean allOwnedBy(Collection<FieldVector> vectors, BufferAllocator owner) {
+    return forEachBuffer(vectors, (vector, manager) -> manager.getAllocator() == owner);
+  }
+
+  /** Sees one buffer of a vector; false stops the walk. */
+  private interface BufferVisitor {
+    boolean visit(FieldVector vector, ReferenceManager manager);
+  }
+
+  /**
+   * Shows {@code visitor} the reference manager of every buffer of {@code vectors} and their
+   * children, breadth first, skipping empty buffers (Arrow's no-op manager: no allocator's).
+   *
+   * @return false when the visitor stopped the walk
+   */
+  private static boolean forEachBuffer(Collection<FieldVector> vectors, BufferVisitor visitor) {
     ArrayDeque<FieldVector> pending = new ArrayDeque<>(vectors);
     while (!pending.isEmpty()) {
       FieldVector vector = pending.pollFirst();
       for (ArrowBuf buffer : vector.getFieldBuffers()) {
         ReferenceManager manager = buffer.getReferenceManager();
-        if (manager != ReferenceManager.NO_OP && manager.getAllocator() != owner) {
+        if (manager != ReferenceManager.NO_OP && !visitor.visit(vector, manager)) {
           return false;
         }
       }

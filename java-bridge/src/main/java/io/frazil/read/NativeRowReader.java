@@ -126,12 +126,13 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       closeAll(e, root, decoder, allocator, stream);
       throw e;
     } catch (RuntimeException e) {
-      RuntimeException wrapped = wrap(file, e);
+      RuntimeException wrapped = readFailure(file, e);
       closeAll(wrapped, root, decoder, allocator, stream);
       throw wrapped;
     } catch (IOException e) {
+      // Problems closing go onto the IOException itself, the cause of what is thrown.
       closeAll(e, root, decoder, allocator, stream);
-      throw new RuntimeIOException(e, "Failed to read Parquet file %s", file.location());
+      throw readFailure(file, e);
     }
   }
 
@@ -147,13 +148,8 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
         }
       }
       return true;
-    } catch (RuntimeException e) {
-      RuntimeException wrapped = wrap(file, e);
-      closeAfterFailure(wrapped);
-      throw wrapped;
-    } catch (IOException e) {
-      RuntimeIOException wrapped =
-          new RuntimeIOException(e, "Failed to read Parquet file %s", file.location());
+    } catch (RuntimeException | IOException e) {
+      RuntimeException wrapped = readFailure(file, e);
       closeAfterFailure(wrapped);
       throw wrapped;
     }
@@ -222,13 +218,8 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
         return null;
       }
       return assembly.assemble(decoded, rows, into);
-    } catch (RuntimeException e) {
-      RuntimeException wrapped = wrap(file, e);
-      closeAfterFailure(wrapped);
-      throw wrapped;
-    } catch (IOException e) {
-      RuntimeIOException wrapped =
-          new RuntimeIOException(e, "Failed to read Parquet file %s", file.location());
+    } catch (RuntimeException | IOException e) {
+      RuntimeException wrapped = readFailure(file, e);
       closeAfterFailure(wrapped);
       throw wrapped;
     } finally {
@@ -395,6 +386,19 @@ public final class NativeRowReader implements CloseableIterator<RowData> {
       }
     }
     return first;
+  }
+
+  /**
+   * What the caller sees when reading {@code file} failed with {@code e} (a RuntimeException or an
+   * IOException): an IOException in a {@link RuntimeIOException} naming the file, anything else as
+   * {@link #wrap} leaves or wraps it.
+   */
+  private static RuntimeException readFailure(InputFile file, Exception e) {
+    if (e instanceof IOException) {
+      return new RuntimeIOException(
+          (IOException) e, "Failed to read Parquet file %s", file.location());
+    }
+    return wrap(file, (RuntimeException) e);
   }
 
   private static RuntimeException wrap(InputFile file, RuntimeException e) {

@@ -17,7 +17,6 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -400,11 +399,11 @@ public class TestBoundedJobCommits {
     outcome.windowCheckpoint = "none";
     switch (window) {
       case COMPLETED_CHECKPOINT:
-        outcome.windowCheckpoint = triggerUntilCompleted(cluster, job);
+        outcome.windowCheckpoint = Checkpoints.triggerUntilCompleted(cluster, job, WAIT_MS);
         break;
       case CHECKPOINT_AFTER_EARLY_TASK_FINISHED:
         awaitTaskStates(cluster, job, "FINISHED");
-        outcome.windowCheckpoint = trigger(cluster, job);
+        outcome.windowCheckpoint = Checkpoints.trigger(cluster, job, WAIT_MS);
         break;
       default:
         break;
@@ -422,7 +421,7 @@ public class TestBoundedJobCommits {
       assertThat(status.isGloballyTerminalState()).as("job state " + status).isFalse();
       assertThat(System.currentTimeMillis()).as("job finished in time").isLessThan(deadline);
       // Short waits: a trigger issued while the job is finishing may never be answered.
-      if (trigger(cluster, job, 5_000).startsWith("completed")) {
+      if (Checkpoints.trigger(cluster, job, 5_000).startsWith("completed")) {
         long settle = System.currentTimeMillis() + 1_000;
         while (System.currentTimeMillis() < settle
             && client.getJobStatus().get() != JobStatus.FINISHED) {
@@ -487,36 +486,6 @@ public class TestBoundedJobCommits {
 
   private static void await(CountDownLatch latch, String what) throws InterruptedException {
     assertThat(latch.await(WAIT_MS, TimeUnit.MILLISECONDS)).as(what).isTrue();
-  }
-
-  /** "completed N", or "refused: " and the root cause. */
-  private static String trigger(MiniCluster cluster, JobID job) {
-    return trigger(cluster, job, WAIT_MS);
-  }
-
-  private static String trigger(MiniCluster cluster, JobID job, long timeoutMs) {
-    try {
-      return "completed "
-          + cluster
-              .triggerCheckpoint(job, CheckpointType.CONFIGURED)
-              .get(timeoutMs, TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      Throwable cause = e;
-      while (cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      return "refused: " + cause;
-    }
-  }
-
-  private static String triggerUntilCompleted(MiniCluster cluster, JobID job) throws Exception {
-    long deadline = System.currentTimeMillis() + WAIT_MS;
-    String result = trigger(cluster, job);
-    while (!result.startsWith("completed") && System.currentTimeMillis() < deadline) {
-      Thread.sleep(50);
-      result = trigger(cluster, job);
-    }
-    return result;
   }
 
   /** Every task RUNNING, except source subtask 0, which must be in {@code earlySource}. */

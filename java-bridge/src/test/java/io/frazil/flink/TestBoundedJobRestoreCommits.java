@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
@@ -14,7 +13,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -158,7 +156,7 @@ public class TestBoundedJobRestoreCommits {
     JobClient client = env.executeAsync("bounded job restore commits " + tableName);
     JobID job = client.getJobID();
     awaitMapped(100);
-    String first = triggerUntilCompleted(cluster, job);
+    String first = Checkpoints.triggerUntilCompleted(cluster, job, WAIT_MS);
     assertThat(first).isEqualTo("completed 1");
     awaitCommits(table, 1);
     // Fail on the next row; after the restore the rows come without a pause and the input ends
@@ -175,7 +173,7 @@ public class TestBoundedJobRestoreCommits {
       JobStatus status = client.getJobStatus().get();
       assertThat(status.isGloballyTerminalState()).as("job state " + status).isFalse();
       assertThat(System.currentTimeMillis()).as("job finished in time").isLessThan(deadline);
-      trigger(cluster, job, 5_000);
+      Checkpoints.trigger(cluster, job, 5_000);
       Thread.sleep(50);
     }
 
@@ -216,31 +214,6 @@ public class TestBoundedJobRestoreCommits {
       assertThat(System.currentTimeMillis()).as("committed").isLessThan(deadline);
       Thread.sleep(20);
     }
-  }
-
-  private static String trigger(MiniCluster cluster, JobID job, long timeoutMs) {
-    try {
-      return "completed "
-          + cluster
-              .triggerCheckpoint(job, CheckpointType.CONFIGURED)
-              .get(timeoutMs, TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      Throwable cause = e;
-      while (cause.getCause() != null) {
-        cause = cause.getCause();
-      }
-      return "refused: " + cause;
-    }
-  }
-
-  private static String triggerUntilCompleted(MiniCluster cluster, JobID job) throws Exception {
-    long deadline = System.currentTimeMillis() + WAIT_MS;
-    String result = trigger(cluster, job, WAIT_MS);
-    while (!result.startsWith("completed") && System.currentTimeMillis() < deadline) {
-      Thread.sleep(50);
-      result = trigger(cluster, job, WAIT_MS);
-    }
-    return result;
   }
 
   /** Id → row; paced by {@link #pauseMillis}; fails once when {@link #FAIL_NEXT} is set. */

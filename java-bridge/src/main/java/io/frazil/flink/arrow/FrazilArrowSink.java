@@ -62,7 +62,10 @@ public final class FrazilArrowSink {
     Table table = load(loader);
     ArrowRowLayout layout = ArrowRowLayout.of(table.schema(), batches.getType());
     if (!splitsByPartition(table, layout)) {
-      return IcebergSink.forRowData(rows(batches, table)).table(table).tableLoader(loader).append();
+      return IcebergSink.forRowData(ArrowStreams.toSinkRows(batches, layout, table.name()))
+          .table(table)
+          .tableLoader(loader)
+          .append();
     }
     DataStream<RowData> rows =
         batches
