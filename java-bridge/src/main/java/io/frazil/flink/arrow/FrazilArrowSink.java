@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
@@ -67,17 +68,14 @@ public final class FrazilArrowSink {
           .tableLoader(loader)
           .append();
     }
-    DataStream<RowData> rows =
+    DataStream<Tuple2<String, ArrowBatch>> parts =
         batches
             .flatMap(new PartitionedBatches(layout, table.spec()))
             .name("ArrowBatch → partition parts")
             .returns(PartitionedBatches.typeOf(layout))
             .setParallelism(batches.getParallelism())
-            .keyBy(part -> part.f0, Types.STRING)
-            .flatMap(new PartitionRowsToWriter<String>(layout, table.name()))
-            .name("ArrowBatch → RowData")
-            .returns(new SinkRowsTypeInfo(layout.rowType()))
-            .setParallelism(batches.getParallelism());
+            .keyBy(part -> part.f0, Types.STRING);
+    DataStream<RowData> rows = writerRows(parts, layout, table.name(), batches.getParallelism());
     // The rows are at the subtask stock's hash distribution would send them to: no other shuffle.
     return IcebergSink.forRowData(rows)
         .table(table)
@@ -187,7 +185,7 @@ public final class FrazilArrowSink {
         configured > 0
             ? configured
             : KeyGroupRangeAssignment.computeDefaultMaxParallelism(writeParallelism);
-    DataStream<RowData> rows =
+    DataStream<Tuple2<Integer, ArrowBatch>> parts =
         batches
             .flatMap(
                 new EqualityRoutedBatches(
@@ -196,12 +194,25 @@ public final class FrazilArrowSink {
             .returns(EqualityRoutedBatches.typeOf(layout))
             .setParallelism(batches.getParallelism())
             .partitionCustom(
-                new EqualityRoutedBatches.ToSubtask(), new EqualityRoutedBatches.Destination())
-            .flatMap(new PartitionRowsToWriter<Integer>(layout, table.toString()))
-            .name("ArrowBatch → RowData")
-            .returns(new SinkRowsTypeInfo(layout.rowType()))
-            .setParallelism(writeParallelism);
-    return DynamicIcebergSink.forInput(rows);
+                new EqualityRoutedBatches.ToSubtask(), new EqualityRoutedBatches.Destination());
+    return DynamicIcebergSink.forInput(
+        writerRows(parts, layout, table.toString(), writeParallelism));
+  }
+
+  /**
+   * The rows of the parts that reached each writer subtask, for the writer chained behind (the
+   * direct path applies: {@link PartitionRowsToWriter}).
+   */
+  private static <K> DataStream<RowData> writerRows(
+      DataStream<Tuple2<K, ArrowBatch>> parts,
+      ArrowRowLayout layout,
+      String table,
+      int parallelism) {
+    return parts
+        .flatMap(new PartitionRowsToWriter<K>(layout, table))
+        .name("ArrowBatch → RowData")
+        .returns(new SinkRowsTypeInfo(layout.rowType()))
+        .setParallelism(parallelism);
   }
 
   private static void checkLayout(DataStream<ArrowBatch> batches, ArrowRowLayout layout) {
