@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.arrow.c.ArrowArray;
+import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -60,6 +61,82 @@ public final class ArrowBatch implements AutoCloseable {
    */
   public static ArrowBatch of(VectorSchemaRoot root) {
     return new ArrowBatch(Objects.requireNonNull(root, "Invalid root: null"));
+  }
+
+  /**
+   * A batch handed over through the Arrow C Data Interface, for code that holds its own Arrow
+   * library (the runtime jar relocates Frazil's, so an arrow-java {@code VectorSchemaRoot} of the
+   * job's own Arrow is another class): export the root with that library ({@code
+   * Data.exportVectorSchemaRoot(allocator, root, null, array, schema)}) into an {@code ArrowArray}
+   * and an {@code ArrowSchema} it allocated, and pass their {@code memoryAddress()}. The C Data
+   * Interface is an ABI, the same for every Arrow library and version, so no class crosses.
+   *
+   * <p>Both structs are moved: this call takes them (leaving them released), also when it fails.
+   * The buffers are not copied: the batch holds a reference to each, accounted in the exchange
+   * allocator, and releases them when it is released; the exporting allocator must stay open until
+   * then. For a Frazil sink, export with the layout's schema ({@code
+   * ArrowRowLayout.arrowSchemaJson()}), whose field metadata carries the Iceberg field ids.
+   *
+   * @throws IllegalArgumentException if an address is 0, or the structs do not hold a valid batch
+   */
+  public static ArrowBatch importCData(long arrayAddress, long schemaAddress) {
+    if (arrayAddress == 0 || schemaAddress == 0) {
+      throw new IllegalArgumentException(
+          "Cannot import an ArrowBatch from C Data at address 0 (array "
+              + arrayAddress
+              + ", schema "
+              + schemaAddress
+              + ")");
+    }
+    ArrowArray array = ArrowArray.wrap(arrayAddress);
+    ArrowSchema schema = ArrowSchema.wrap(schemaAddress);
+    BufferAllocator exchange = ArrowMemory.exchangeAllocator();
+    try {
+      return new ArrowBatch(Data.importVectorSchemaRoot(exchange, array, schema, null));
+    } catch (RuntimeException e) {
+      // Moved also on failure: hand back whatever the import did not take.
+      releaseIfPending(array, schema, e);
+      throw new IllegalArgumentException("Cannot import an ArrowBatch from C Data: " + e, e);
+    }
+  }
+
+  /**
+   * Hands the batch's rows to code with its own Arrow library through the C Data Interface (see
+   * {@link #importCData}): fills the empty {@code ArrowArray} and {@code ArrowSchema} at these
+   * addresses, allocated by that library, which then imports them ({@code
+   * Data.importVectorSchemaRoot}). The buffers are shared by reference count, not copied: the batch
+   * stays open, and its holder still closes it; the importer's vectors keep the buffers alive until
+   * they are released in turn.
+   *
+   * @throws IllegalStateException if the batch was released
+   * @throws IllegalArgumentException if an address is 0
+   */
+  public void exportCData(long arrayAddress, long schemaAddress) {
+    ensureOpen("export");
+    if (arrayAddress == 0 || schemaAddress == 0) {
+      throw new IllegalArgumentException("Cannot export " + this + " to C Data at address 0");
+    }
+    // Exported through the batch's own allocator: arrow-java exports only buffers of the
+    // exporting allocator's root.
+    BufferAllocator allocator =
+        root.getFieldVectors().isEmpty()
+            ? ArrowMemory.exchangeAllocator()
+            : root.getVector(0).getAllocator();
+    Data.exportVectorSchemaRoot(
+        allocator, root, null, ArrowArray.wrap(arrayAddress), ArrowSchema.wrap(schemaAddress));
+  }
+
+  private static void releaseIfPending(ArrowArray array, ArrowSchema schema, RuntimeException e) {
+    try {
+      if (array.snapshot().release != 0) {
+        array.release();
+      }
+      if (schema.snapshot().release != 0) {
+        schema.release();
+      }
+    } catch (RuntimeException release) {
+      e.addSuppressed(release);
+    }
   }
 
   /** The batch's schema (its tag); readable after release too. */

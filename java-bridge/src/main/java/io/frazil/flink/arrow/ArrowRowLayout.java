@@ -102,6 +102,16 @@ public final class ArrowRowLayout implements Serializable {
     return arrowSchema;
   }
 
+  /**
+   * {@link #arrowSchema()} as Arrow's JSON ({@code Schema.toJson()}), for code with its own Arrow
+   * library ({@code Schema.fromJSON}), which builds batches of it and hands them over through
+   * {@link io.frazil.exchange.ArrowBatch#importCData}: the runtime jar relocates Frazil's Arrow, so
+   * {@link #arrowSchema()}'s class is not the job's.
+   */
+  public String arrowSchemaJson() {
+    return arrowSchema().toJson();
+  }
+
   /** Type information of a stream of these batches (IPC compression off). */
   public ArrowBatchTypeInfo typeInfo() {
     return ArrowBatchTypeInfo.of(arrowSchema());
