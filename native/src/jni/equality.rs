@@ -11,17 +11,15 @@
 //! Stateless: nothing outlives a call but the exported batch, which Java owns. The input is
 //! released before the call returns (on this thread), on success and on failure.
 
-use std::sync::Arc;
-
-use arrow::array::{Array, RecordBatch, StructArray};
-use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow::array::{Array, StructArray};
+use arrow::ffi::FFI_ArrowArray;
 use jni::objects::{JClass, JIntArray};
 use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 
 use super::exception::ThrowJava;
+use super::{int_array, java_ints, java_offsets, take_exported_batch};
 use crate::error::{NativeError, Result};
-use crate::ffi::{import_batch, import_schema};
 use crate::partition::equality::{decode_key_fields, route, row_keys, KeyField, KeyRouting};
 
 /// `static native int[] routeBatch(long schemaAddr, long arrayAddr, int[] fields, int routing,
@@ -46,7 +44,7 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeEqualityRouting_routeBatc
 ) -> JIntArray<'local> {
     env.with_env(|env| -> Result<_> {
         // SAFETY: as the function's contract; the input is moved before anything can fail.
-        let batch = unsafe { take_batch(schema_addr, array_addr) };
+        let batch = unsafe { take_exported_batch(schema_addr, array_addr) }?;
         if out_array_addr == 0 {
             return Err(NativeError::InvalidArgument(
                 "the output ArrowArray address is 0".into(),
@@ -57,15 +55,8 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeEqualityRouting_routeBatc
         let table = int_array(env, &table)?;
         let destinations = usize::try_from(destinations)
             .map_err(|_| NativeError::InvalidArgument(format!("{destinations} destinations")))?;
-        let routed = route(&batch?, &fields, routing, &table, destinations)?;
-        let offsets = routed
-            .offsets
-            .iter()
-            .map(|&o| i32::try_from(o))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|_| NativeError::InvalidState("a batch of more than 2^31 rows".into()))?;
-        let java_offsets = env.new_int_array(offsets.len())?;
-        java_offsets.set_region(env, 0, &offsets)?;
+        let routed = route(&batch, &fields, routing, &table, destinations)?;
+        let java_offsets = java_offsets(env, &routed.offsets)?;
         let rows = FFI_ArrowArray::new(&StructArray::from(routed.batch).to_data());
         // SAFETY: the caller passes an empty struct it owns; from here Java owns the rows.
         unsafe { std::ptr::write(out_array_addr as *mut FFI_ArrowArray, rows) };
@@ -89,39 +80,12 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeEqualityRouting_rowKeys<'
 ) -> JIntArray<'local> {
     env.with_env(|env| -> Result<_> {
         // SAFETY: as the function's contract; the input is moved before anything can fail.
-        let batch = unsafe { take_batch(schema_addr, array_addr) };
+        let batch = unsafe { take_exported_batch(schema_addr, array_addr) }?;
         let fields = key_fields(env, &fields)?;
-        let keys = row_keys(&batch?, &fields)?;
-        let java_keys = env.new_int_array(keys.len())?;
-        java_keys.set_region(env, 0, &keys)?;
-        Ok(java_keys)
+        let keys = row_keys(&batch, &fields)?;
+        java_ints(env, &keys)
     })
     .resolve::<ThrowJava>()
-}
-
-/// Imports (moves) the exported batch. The array is taken first, so that it is released on every
-/// path, also when the schema fails to import.
-///
-/// # Safety
-/// As the exports' input contract.
-unsafe fn take_batch(schema_addr: jlong, array_addr: jlong) -> Result<RecordBatch> {
-    let array = (array_addr != 0).then(|| {
-        // SAFETY: the caller passes an exported ArrowArray it no longer owns.
-        unsafe { FFI_ArrowArray::from_raw(array_addr as *mut FFI_ArrowArray) }
-    });
-    // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
-    let schema = Arc::new(unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?);
-    let mut array =
-        array.ok_or_else(|| NativeError::InvalidArgument("ArrowArray address is 0".into()))?;
-    // SAFETY: a valid ArrowArray moved above; import_batch moves it again and validates it.
-    unsafe { import_batch(&mut array, &schema) }
-}
-
-fn int_array(env: &mut Env<'_>, array: &JIntArray<'_>) -> Result<Vec<i32>> {
-    let length = array.len(env)?;
-    let mut values = vec![0i32; length];
-    array.get_region(env, 0, &mut values)?;
-    Ok(values)
 }
 
 fn key_fields(env: &mut Env<'_>, codes: &JIntArray<'_>) -> Result<Vec<KeyField>> {

@@ -24,7 +24,7 @@ use jni::EnvUnowned;
 
 use super::exception::ThrowJava;
 use crate::error::{NativeError, Result};
-use crate::ffi::{import_batch, import_schema};
+use crate::ffi::import_schema;
 use crate::ipc::{self, Compression};
 
 /// `static native int encodeStream(long schemaAddr, long arrayAddr, int compression, byte[] dst,
@@ -46,17 +46,8 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativeArrowIpc_encodeStream<'lo
     offset: jint,
 ) -> jint {
     env.with_env(|env| -> Result<_> {
-        // Move the array out before anything can fail, so it is released on every path.
-        let array = (array_addr != 0).then(|| {
-            // SAFETY: the caller passes an exported ArrowArray it no longer owns.
-            unsafe { FFI_ArrowArray::from_raw(array_addr as *mut FFI_ArrowArray) }
-        });
-        // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
-        let schema = Arc::new(unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?);
-        let mut array =
-            array.ok_or_else(|| NativeError::InvalidArgument("ArrowArray address is 0".into()))?;
-        // SAFETY: a valid ArrowArray moved above; import_batch moves it again and validates it.
-        let batch = unsafe { import_batch(&mut array, &schema) }?;
+        // SAFETY: as the function's contract; the input is moved before anything can fail.
+        let batch = unsafe { super::take_exported_batch(schema_addr, array_addr) }?;
         let compression = Compression::from_code(compression)?;
         let capacity = dst.len(env)?;
         let start = usize::try_from(offset)

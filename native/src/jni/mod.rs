@@ -27,11 +27,13 @@ pub mod registry;
 pub mod split;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use arrow::array::RecordBatch;
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
-use jni::objects::{JByteArray, JClass, JString};
+use jni::objects::{JByteArray, JClass, JIntArray, JString};
 use jni::sys::{jboolean, jint, jlong};
-use jni::EnvUnowned;
+use jni::{Env, EnvUnowned};
 
 use crate::error::{NativeError, Result};
 use crate::ffi::{import_batch, import_schema};
@@ -298,4 +300,55 @@ fn decode_properties(bytes: &[u8]) -> Result<HashMap<String, String>> {
         props.insert(key, value);
     }
     Ok(props)
+}
+
+/// Imports (moves) an exported batch. The array is taken first, so that it is released on every
+/// path, also when the schema fails to import.
+///
+/// # Safety
+/// As the exports' input contract.
+pub(crate) unsafe fn take_exported_batch(
+    schema_addr: jlong,
+    array_addr: jlong,
+) -> Result<RecordBatch> {
+    let array = (array_addr != 0).then(|| {
+        // SAFETY: the caller passes an exported ArrowArray it no longer owns.
+        unsafe { FFI_ArrowArray::from_raw(array_addr as *mut FFI_ArrowArray) }
+    });
+    // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
+    let schema = Arc::new(unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?);
+    let mut array =
+        array.ok_or_else(|| NativeError::InvalidArgument("ArrowArray address is 0".into()))?;
+    // SAFETY: a valid ArrowArray moved above; import_batch moves it again and validates it.
+    unsafe { import_batch(&mut array, &schema) }
+}
+
+pub(crate) fn int_array(env: &mut Env<'_>, array: &JIntArray<'_>) -> Result<Vec<i32>> {
+    let length = array.len(env)?;
+    let mut values = vec![0i32; length];
+    array.get_region(env, 0, &mut values)?;
+    Ok(values)
+}
+
+/// `values` as a new Java `int[]`.
+pub(crate) fn java_ints<'local>(
+    env: &mut Env<'local>,
+    values: &[i32],
+) -> Result<JIntArray<'local>> {
+    let array = env.new_int_array(values.len())?;
+    array.set_region(env, 0, values)?;
+    Ok(array)
+}
+
+/// Group offsets as a Java `int[]` (a batch has fewer than 2^31 rows).
+pub(crate) fn java_offsets<'local>(
+    env: &mut Env<'local>,
+    offsets: &[u32],
+) -> Result<JIntArray<'local>> {
+    let offsets = offsets
+        .iter()
+        .map(|&o| i32::try_from(o))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|_| NativeError::InvalidState("a batch of more than 2^31 rows".into()))?;
+    java_ints(env, &offsets)
 }

@@ -11,8 +11,6 @@
 //! Stateless: nothing outlives a call but the two exported batches, which Java owns. The input
 //! is released before the call returns (on this thread), on success and on failure.
 
-use std::sync::Arc;
-
 use arrow::array::{Array, StructArray};
 use arrow::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use jni::objects::{JClass, JIntArray};
@@ -20,8 +18,8 @@ use jni::sys::jlong;
 use jni::EnvUnowned;
 
 use super::exception::ThrowJava;
+use super::{int_array, java_offsets, take_exported_batch};
 use crate::error::{NativeError, Result};
-use crate::ffi::{import_batch, import_schema};
 use crate::partition::{split, SplitSpec};
 
 /// `static native int[] splitBatch(long schemaAddr, long arrayAddr, int[] spec, long outArrayAddr,
@@ -44,38 +42,19 @@ pub unsafe extern "system" fn Java_io_frazil_jni_NativePartitionSplit_splitBatch
     keys_array_addr: jlong,
 ) -> JIntArray<'local> {
     env.with_env(|env| -> Result<_> {
-        // Move the array out before anything can fail, so it is released on every path.
-        let array = (array_addr != 0).then(|| {
-            // SAFETY: the caller passes an exported ArrowArray it no longer owns.
-            unsafe { FFI_ArrowArray::from_raw(array_addr as *mut FFI_ArrowArray) }
-        });
-        // SAFETY: the caller passes an exported ArrowSchema it no longer owns.
-        let schema = Arc::new(unsafe { import_schema(schema_addr as *mut FFI_ArrowSchema) }?);
-        let mut array =
-            array.ok_or_else(|| NativeError::InvalidArgument("ArrowArray address is 0".into()))?;
+        // SAFETY: as the function's contract; the input is moved before anything can fail.
+        let batch = unsafe { take_exported_batch(schema_addr, array_addr) }?;
         if out_array_addr == 0 || keys_schema_addr == 0 || keys_array_addr == 0 {
             return Err(NativeError::InvalidArgument(
                 "an output ArrowArray/ArrowSchema address is 0".into(),
             ));
         }
-        let length = spec.len(env)?;
-        let mut codes = vec![0i32; length];
-        spec.get_region(env, 0, &mut codes)?;
-        let spec = SplitSpec::decode(&codes)?;
-        // SAFETY: a valid ArrowArray moved above; import_batch moves it again and validates it.
-        let batch = unsafe { import_batch(&mut array, &schema) }?;
+        let spec = SplitSpec::decode(&int_array(env, &spec)?)?;
         let split = split(&batch, &spec)?;
         // The caller's buffers go back now, on this thread: nothing below refers to them.
         drop(batch);
 
-        let offsets = split
-            .offsets
-            .iter()
-            .map(|&o| i32::try_from(o))
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|_| NativeError::InvalidState("a batch of more than 2^31 rows".into()))?;
-        let java_offsets = env.new_int_array(offsets.len())?;
-        java_offsets.set_region(env, 0, &offsets)?;
+        let java_offsets = java_offsets(env, &split.offsets)?;
 
         let keys_schema = FFI_ArrowSchema::try_from(split.keys.schema().as_ref())
             .map_err(|e| NativeError::arrow("exporting the partition keys' schema", e))?;

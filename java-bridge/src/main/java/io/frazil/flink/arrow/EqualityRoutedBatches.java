@@ -80,21 +80,7 @@ final class EqualityRoutedBatches
     } finally {
       batch.close();
     }
-    RuntimeException failure = null;
-    for (RoutedSubBatch part : parts) {
-      try {
-        if (failure == null) {
-          out.collect(Tuple2.of(part.destination(), part.batch()));
-        }
-      } catch (RuntimeException e) {
-        failure = e;
-      } finally {
-        part.batch().close();
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    Parts.emitAndClose(parts, RoutedSubBatch::destination, RoutedSubBatch::batch, out);
   }
 
   @Override

@@ -52,21 +52,7 @@ final class PartitionedBatches extends RichFlatMapFunction<ArrowBatch, Tuple2<St
     } finally {
       batch.close();
     }
-    RuntimeException failure = null;
-    for (KeyedSubBatch part : parts) {
-      try {
-        if (failure == null) {
-          out.collect(Tuple2.of(part.key(), part.batch()));
-        }
-      } catch (RuntimeException e) {
-        failure = e;
-      } finally {
-        part.batch().close();
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    Parts.emitAndClose(parts, KeyedSubBatch::key, KeyedSubBatch::batch, out);
   }
 
   @Override
